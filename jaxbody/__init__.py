@@ -1,0 +1,66 @@
+"""jaxbody: Drake's MultibodyPlant on JAX — jit-, vmap- and grad-able multibody dynamics.
+
+Public API: explicit re-exports only.
+"""
+
+# isort: skip_file
+# (the plant package must be imported before jaxbody.joints, which builds on its elements)
+
+from jaxbody.plant import (
+    BodyFrame,
+    BodyIndex,
+    Context,
+    FixedOffsetFrame,
+    Frame,
+    FrameIndex,
+    JacobianWrtVariable,
+    JointActuator,
+    JointActuatorIndex,
+    JointIndex,
+    ModelInstanceIndex,
+    MultibodyPlant,
+    Parameters,
+    RigidBody,
+    default_model_instance,
+    world_model_instance,
+)
+from jaxbody.joints import (
+    BallJoint,
+    BallRpyJoint,
+    CylindricalJoint,
+    Joint,
+    PlanarJoint,
+    PrismaticJoint,
+    QuaternionFloatingJoint,
+    RevoluteJoint,
+    RpyFloatingJoint,
+    ScrewJoint,
+    TranslationalJoint,
+    UniversalJoint,
+    WeldJoint,
+)
+from jaxbody.math import (
+    RigidTransform,
+    RollPitchYaw,
+    RotationalInertia,
+    RotationMatrix,
+    SpatialAcceleration,
+    SpatialForce,
+    SpatialInertia,
+    SpatialMomentum,
+    SpatialVelocity,
+    UnitInertia,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "BallJoint", "BallRpyJoint", "BodyFrame", "BodyIndex", "Context", "CylindricalJoint",
+    "FixedOffsetFrame", "Frame", "FrameIndex", "JacobianWrtVariable", "Joint", "JointActuator",
+    "JointActuatorIndex", "JointIndex", "ModelInstanceIndex", "MultibodyPlant", "Parameters",
+    "PlanarJoint", "PrismaticJoint", "QuaternionFloatingJoint", "RevoluteJoint", "RigidBody",
+    "RigidTransform", "RollPitchYaw", "RotationMatrix", "RotationalInertia", "RpyFloatingJoint",
+    "ScrewJoint", "SpatialAcceleration", "SpatialForce", "SpatialInertia", "SpatialMomentum",
+    "SpatialVelocity", "TranslationalJoint", "UnitInertia", "UniversalJoint", "WeldJoint",
+    "default_model_instance", "world_model_instance",
+]

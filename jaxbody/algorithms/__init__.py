@@ -1,0 +1,1 @@
+"""Pure tree-pass kernels over a static `Topology` (kinematics, Jacobians, center of mass)."""

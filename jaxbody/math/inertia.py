@@ -1,0 +1,573 @@
+"""Drake's `RotationalInertia`, `UnitInertia` and `SpatialInertia` as immutable JAX pytrees.
+
+A `SpatialInertia` ``M_SP_E`` is Drake's triple (mass, ``p_PScm_E``, ``G_SP_E``): mass (kg), the
+position of S's center of mass from the about-point P (m), and the unit inertia (rotational
+inertia per unit mass, m²) of S about P -- not about the center of mass. Leaves may carry leading
+batch axes: ``mass: (...)``, ``p: (..., 3)``, ``G: (..., 3, 3)``. The 6x6 form is Drake's
+[angular; linear] ``[[m G, m [p]x], [-m [p]x, m 1]]``. Names follow ``pydrake.multibody.tree``.
+
+Validity checks (``ValueError``; pydrake raises ``RuntimeError``) run only on concrete values;
+under ``jit``/``vmap``/``grad`` no check is made.
+
+Example:
+    >>> import jax.numpy as jnp
+    >>> M_BBo_B = SpatialInertia.SolidBoxWithMass(2.0, 0.1, 0.2, 0.3)
+    >>> M_BQ_B = M_BBo_B.Shift(jnp.array([0.0, 0.0, -0.15]))   # about a face center Q
+    >>> L = M_BQ_B * SpatialVelocity(jnp.array([0.0, 0.0, 1.0]), jnp.zeros(3))
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxbody.math import so3
+from jaxbody.math.rotation import (
+    ArrayLike,
+    RotationMatrix,
+    _as_float,
+    _check_trailing,
+    _is_concrete,
+    _PytreeValue,
+)
+from jaxbody.math.spatial_algebra import (
+    SpatialAcceleration,
+    SpatialForce,
+    SpatialMomentum,
+    SpatialVelocity,
+)
+
+# Drake: |‖unit_vector‖ - 1| must not exceed 1e-14 (widened to 16 eps for float32 inputs).
+UNIT_VECTOR_TOLERANCE = 1e-14
+# Drake's CouldBePhysicallyValid tolerance: 16 eps max(1, trace/2).
+_VALIDITY_EPS_MULTIPLE = 16
+
+
+# ------------------------------------------------------------------ pure array kernels
+def _point_mass_G(p: jax.Array) -> jax.Array:
+    """Unit inertia of a particle at ``p: (..., 3)``: ``|p|² 1 - p pᵀ = -[p]x²``."""
+    S = so3.skew(p)
+    return -(S @ S)
+
+
+def _rotate_sym(R: jax.Array, I: jax.Array) -> jax.Array:
+    return R @ I @ jnp.swapaxes(R, -1, -2)
+
+
+def spatial_inertia_matrix(mass: ArrayLike, p_BoBcm_B: ArrayLike, G_BBo_B: ArrayLike) -> jax.Array:
+    """6x6 spatial inertia ``M_BBo_B`` [angular; linear], batched over leading axes.
+
+    Args:
+        mass: ``(...)`` kg.
+        p_BoBcm_B: ``(..., 3)`` center of mass from Bo, in B (m).
+        G_BBo_B: ``(..., 3, 3)`` unit inertia about Bo, in B (m²).
+
+    Returns:
+        ``(..., 6, 6)`` matrix ``[[m G, m [p]x], [-m [p]x, m 1]]``.
+    """
+    m = _as_float(mass)
+    p, G = _as_float(p_BoBcm_B), _as_float(G_BBo_B)
+    batch = jnp.broadcast_shapes(m.shape, p.shape[:-1], G.shape[:-2])
+    m = jnp.broadcast_to(m, batch)[..., None, None]
+    mS = m * so3.skew(jnp.broadcast_to(p, batch + (3,)))
+    eye = jnp.eye(3, dtype=mS.dtype)
+    top = jnp.concatenate([m * G, mS], -1)
+    bottom = jnp.concatenate([-mS, m * eye], -1)
+    return jnp.concatenate([jnp.broadcast_to(top, batch + (3, 6)), bottom], -2)
+
+
+def rotational_inertia_about_com(mass: ArrayLike, p: ArrayLike, G: ArrayLike) -> jax.Array:
+    """``I_BBcm = m (G_BBo - [|p|² 1 - p pᵀ])`` (kg m²) from ``mass (...)``, ``p (..., 3)``,
+    ``G (..., 3, 3)`` about Bo; batched."""
+    m, p, G = _as_float(mass), _as_float(p), _as_float(G)
+    return m[..., None, None] * (G - _point_mass_G(p))
+
+
+def _could_be_physically_valid(I: jax.Array) -> jax.Array:
+    """Drake's test on ``I: (..., 3, 3)``: finite, principal moments >= -eps, triangle rule."""
+    finite = jnp.all(jnp.isfinite(I), axis=(-2, -1))
+    I = jnp.where(finite[..., None, None], I, 0.0)
+    pm = jnp.linalg.eigvalsh(I)
+    trace = jnp.trace(I, axis1=-2, axis2=-1)
+    eps = _VALIDITY_EPS_MULTIPLE * jnp.finfo(I.dtype).eps * jnp.maximum(1.0, 0.5 * trace)
+    a, b, c = pm[..., 0], pm[..., 1], pm[..., 2]
+    positive = (a + eps >= 0) & (b + eps >= 0) & (c + eps >= 0)
+    triangle = (a + b + eps >= c) & (a + c + eps >= b) & (b + c + eps >= a)
+    return finite & positive & triangle
+
+
+# ------------------------------------------------------------------ concrete-value checks
+def _check_positive_finite(func: str, name: str, value: ArrayLike) -> None:
+    if _is_concrete(value):
+        v = np.asarray(value)
+        if not np.all(np.isfinite(v) & (v > 0)):
+            raise ValueError(f"{func}(): {name} is not positive and finite: {v}.")
+
+
+def _check_nonnegative(func: str, name: str, value: ArrayLike) -> None:
+    if _is_concrete(value):
+        v = np.asarray(value)
+        if not np.all(v >= 0):
+            raise ValueError(f"{func}(): {name} must be non-negative: {v}.")
+
+
+def _check_unit_vector(func: str, u: jax.Array) -> None:
+    if _is_concrete(u):
+        n = np.linalg.norm(np.asarray(u), axis=-1)
+        tol = max(UNIT_VECTOR_TOLERANCE, 16 * float(jnp.finfo(u.dtype).eps))
+        if not np.all(np.abs(n - 1) <= tol):
+            raise ValueError(
+                f"{func}(): The unit_vector argument {np.asarray(u)} is not a unit vector: "
+                f"|unit_vector| = {n}, which is not within {tol:g} of 1."
+            )
+
+
+# ------------------------------------------------------------------ RotationalInertia
+def _sym_from_moments(Ixx, Iyy, Izz, Ixy=0.0, Ixz=0.0, Iyz=0.0) -> jax.Array:
+    v = jnp.broadcast_arrays(*(_as_float(x) for x in (Ixx, Iyy, Izz, Ixy, Ixz, Iyz)))
+    xx, yy, zz, xy, xz, yz = v
+    rows = [jnp.stack(r, -1) for r in ((xx, xy, xz), (xy, yy, yz), (xz, yz, zz))]
+    return jnp.stack(rows, -2)
+
+
+@jax.tree_util.register_pytree_node_class
+class RotationalInertia(_PytreeValue):
+    """Rotational inertia ``I_BP_E`` (kg m²) of a body B about a point P, expressed in E.
+
+    ``RotationalInertia(Ixx, Iyy, Izz)``, ``RotationalInertia(Ixx, Iyy, Izz, Ixy, Ixz, Iyz)``,
+    ``RotationalInertia(mass, p_PQ_E)`` (a particle Q), ``RotationalInertia(I=M)`` with
+    ``M: (..., 3, 3)``, or no argument (NaN, as pydrake). Not validated (as pydrake release);
+    use `MakeFromMomentsAndProductsOfInertia` or `CouldBePhysicallyValid`.
+    """
+
+    __slots__ = ("_I",)
+    _fields = ("_I",)
+
+    def __init__(self, *args: Any, I: Any = None) -> None:
+        self._init(self._parse(args, I, allow_particle=True))
+
+    @staticmethod
+    def _parse(args: tuple, I: Any, allow_particle: bool) -> jax.Array:
+        if I is not None:
+            if args:
+                raise TypeError("I= cannot be combined with positional arguments.")
+            if isinstance(I, RotationalInertia):
+                return I._I
+            return _check_trailing("I", _as_float(I), (3, 3))
+        if not args:
+            return jnp.full((3, 3), jnp.nan, dtype=jnp.result_type(float))
+        if len(args) == 2 and allow_particle:
+            mass, p_PQ_E = args
+            _check_nonnegative("RotationalInertia", "mass", mass)
+            p = _check_trailing("p_PQ_E", _as_float(p_PQ_E), (3,))
+            return _as_float(mass)[..., None, None] * _point_mass_G(p)
+        if len(args) not in (3, 6):
+            raise TypeError(f"give (Ixx, Iyy, Izz) or (Ixx, Iyy, Izz, Ixy, Ixz, Iyz); got "
+                            f"{len(args)} arguments.")
+        return _sym_from_moments(*args)
+
+    @classmethod
+    def MakeFromMomentsAndProductsOfInertia(cls, Ixx, Iyy, Izz, Ixy, Ixz, Iyz,
+                                            skip_validity_check: bool = False):
+        """Like the 6-argument constructor, but raises ValueError (when concrete and not
+        ``skip_validity_check``) unless `CouldBePhysicallyValid`."""
+        out = cls._make(_sym_from_moments(Ixx, Iyy, Izz, Ixy, Ixz, Iyz))
+        if not skip_validity_check and _is_concrete(out._I):
+            if not np.all(np.asarray(out.CouldBePhysicallyValid())):
+                raise ValueError(
+                    f"MakeFromMomentsAndProductsOfInertia(): The rotational inertia\n"
+                    f"{np.asarray(out._I)}\ndid not pass the test CouldBePhysicallyValid(); "
+                    f"principal moments {np.asarray(out.CalcPrincipalMomentsOfInertia())}."
+                )
+        return out
+
+    # -- accessors
+    def CopyToFullMatrix3(self) -> jax.Array:
+        """The symmetric ``(..., 3, 3)`` matrix."""
+        return self._I
+
+    def get_moments(self) -> jax.Array:
+        """``[Ixx, Iyy, Izz]``, ``(..., 3)``."""
+        return jnp.diagonal(self._I, axis1=-2, axis2=-1)
+
+    def get_products(self) -> jax.Array:
+        """``[Ixy, Ixz, Iyz]``, ``(..., 3)``."""
+        I = self._I
+        return jnp.stack([I[..., 0, 1], I[..., 0, 2], I[..., 1, 2]], -1)
+
+    def Trace(self) -> jax.Array:
+        return jnp.trace(self._I, axis1=-2, axis2=-1)
+
+    def CalcMaximumPossibleMomentOfInertia(self) -> jax.Array:
+        """``Trace / 2``, an upper bound on any moment of a valid inertia."""
+        return 0.5 * self.Trace()
+
+    def CalcPrincipalMomentsOfInertia(self) -> jax.Array:
+        """Eigenvalues in ascending order, ``(..., 3)``."""
+        return jnp.linalg.eigvalsh(self._I)
+
+    def CouldBePhysicallyValid(self) -> jax.Array:
+        """Drake's necessary test: finite, principal moments >= 0 and the triangle inequality,
+        to ``16 eps max(1, trace/2)``. Boolean array ``(...)``."""
+        return _could_be_physically_valid(self._I)
+
+    def IsNaN(self) -> jax.Array:
+        return jnp.any(jnp.isnan(self._I), axis=(-2, -1))
+
+    # -- operations
+    def ReExpress(self, R_AE: RotationMatrix | ArrayLike):
+        """``I_BP_A = R_AE I_BP_E R_AEᵀ`` (same class as ``self``)."""
+        R = R_AE.matrix() if isinstance(R_AE, RotationMatrix) else _as_float(R_AE)
+        return type(self)._make(_rotate_sym(R, self._I))
+
+    def ShiftFromCenterOfMass(self, mass: ArrayLike, p_BcmQ_E: ArrayLike) -> RotationalInertia:
+        """``I_BQ = I_BBcm + m PointMass(p_BcmQ)`` (parallel axis theorem)."""
+        return RotationalInertia._make(self._I + _as_float(mass)[..., None, None]
+                                       * _point_mass_G(_as_float(p_BcmQ_E)))
+
+    def ShiftToCenterOfMass(self, mass: ArrayLike, p_QBcm_E: ArrayLike) -> RotationalInertia:
+        """``I_BBcm = I_BQ - m PointMass(p_QBcm)``."""
+        return RotationalInertia._make(self._I - _as_float(mass)[..., None, None]
+                                       * _point_mass_G(_as_float(p_QBcm_E)))
+
+    def __add__(self, other: Any) -> RotationalInertia:
+        if not isinstance(other, RotationalInertia):
+            return NotImplemented
+        return RotationalInertia._make(self._I + other._I)
+
+    def __sub__(self, other: Any) -> RotationalInertia:
+        if not isinstance(other, RotationalInertia):
+            return NotImplemented
+        return RotationalInertia._make(self._I - other._I)
+
+    def __mul__(self, s: Any) -> RotationalInertia:
+        if isinstance(s, _PytreeValue):
+            return NotImplemented
+        return RotationalInertia._make(jnp.asarray(s)[..., None, None] * self._I)
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, s: Any) -> RotationalInertia:
+        return RotationalInertia._make(self._I / jnp.asarray(s)[..., None, None])
+
+
+# ------------------------------------------------------------------ UnitInertia
+@jax.tree_util.register_pytree_node_class
+class UnitInertia(RotationalInertia):
+    """Unit inertia ``G_BP_E = I_BP_E / m`` (m²). Scaling or adding gives a `RotationalInertia`.
+
+    ``UnitInertia(Ixx, Iyy, Izz[, Ixy, Ixz, Iyz])`` or ``UnitInertia(I=M)`` (``M`` a
+    RotationalInertia or ``(..., 3, 3)``, trusted to be a unit inertia), or the factories below.
+    """
+
+    __slots__ = ()
+
+    def __init__(self, *args: Any, I: Any = None) -> None:
+        self._init(self._parse(args, I, allow_particle=False))
+
+    def ShiftFromCenterOfMass(self, p_BcmQ_E: ArrayLike) -> UnitInertia:  # type: ignore[override]
+        """``G_BQ = G_BBcm + PointMass(p_BcmQ)``."""
+        return UnitInertia._make(self._I + _point_mass_G(_as_float(p_BcmQ_E)))
+
+    def ShiftToCenterOfMass(self, p_QBcm_E: ArrayLike) -> UnitInertia:  # type: ignore[override]
+        """``G_BBcm = G_BQ - PointMass(p_QBcm)``."""
+        return UnitInertia._make(self._I - _point_mass_G(_as_float(p_QBcm_E)))
+
+    @classmethod
+    def PointMass(cls, p_FQ: ArrayLike) -> UnitInertia:
+        """Unit inertia about Fo of a particle at ``p_FQ: (..., 3)``."""
+        return cls._make(_point_mass_G(_check_trailing("p_FQ", _as_float(p_FQ), (3,))))
+
+    @classmethod
+    def TriaxiallySymmetric(cls, I_triaxial: ArrayLike) -> UnitInertia:
+        """``I_triaxial * 1``."""
+        i = _as_float(I_triaxial)
+        return cls._make(i[..., None, None] * jnp.eye(3, dtype=i.dtype))
+
+    @classmethod
+    def AxiallySymmetric(cls, moment_parallel, moment_perpendicular, unit_vector) -> UnitInertia:
+        """``K 1 + (J - K) b bᵀ`` with ``J`` about the axis ``b`` (normalized here)."""
+        b = _check_trailing("unit_vector", _as_float(unit_vector), (3,))
+        b = b / so3.safe_norm(b, keepdims=True)
+        J, K = _as_float(moment_parallel)[..., None, None], _as_float(moment_perpendicular)
+        eye = jnp.eye(3, dtype=b.dtype)
+        return cls._make(K[..., None, None] * eye + (J - K[..., None, None])
+                         * (b[..., :, None] * b[..., None, :]))
+
+    @classmethod
+    def SolidEllipsoid(cls, a, b, c) -> UnitInertia:
+        """Solid ellipsoid with semi-axes ``a, b, c`` (m) along x, y, z, about its center."""
+        for n, v in (("a", a), ("b", b), ("c", c)):
+            _check_nonnegative("SolidEllipsoid", n, v)
+        a2, b2, c2 = (_as_float(x) ** 2 for x in (a, b, c))
+        return cls._make(_sym_from_moments((b2 + c2) / 5, (a2 + c2) / 5, (a2 + b2) / 5))
+
+    @classmethod
+    def SolidSphere(cls, r) -> UnitInertia:
+        """Solid sphere of radius ``r`` (m): ``2 r² / 5``."""
+        _check_nonnegative("SolidSphere", "radius", r)
+        return cls.TriaxiallySymmetric(0.4 * _as_float(r) ** 2)
+
+    @classmethod
+    def SolidBox(cls, Lx, Ly, Lz) -> UnitInertia:
+        """Solid box with side lengths ``Lx, Ly, Lz`` (m), about its center."""
+        for n, v in (("Lx", Lx), ("Ly", Ly), ("Lz", Lz)):
+            _check_nonnegative("SolidBox", n, v)
+        x2, y2, z2 = (_as_float(x) ** 2 for x in (Lx, Ly, Lz))
+        return cls._make(_sym_from_moments((y2 + z2) / 12, (x2 + z2) / 12, (x2 + y2) / 12))
+
+    @classmethod
+    def SolidCylinder(cls, radius, length, unit_vector) -> UnitInertia:
+        """Solid cylinder (axis ``unit_vector``), about its center: ``J = r²/2``,
+        ``K = (3 r² + L²)/12``."""
+        _check_nonnegative("SolidCylinder", "radius", radius)
+        _check_nonnegative("SolidCylinder", "length", length)
+        _check_unit_vector("SolidCylinder", _as_float(unit_vector))
+        r2, L2 = _as_float(radius) ** 2, _as_float(length) ** 2
+        return cls.AxiallySymmetric(0.5 * r2, (3 * r2 + L2) / 12.0, unit_vector)
+
+    @classmethod
+    def SolidCapsule(cls, radius, length, unit_vector) -> UnitInertia:
+        """Solid capsule (cylinder of ``length`` plus two hemispheres), about its center."""
+        _check_nonnegative("SolidCapsule", "radius", radius)
+        _check_nonnegative("SolidCapsule", "length", length)
+        _check_unit_vector("SolidCapsule", _as_float(unit_vector))
+        r, L = _as_float(radius), _as_float(length)
+        v_cyl, v_sph = r * r * L, (4.0 / 3.0) * r**3  # volumes / pi
+        mc, ms = v_cyl / (v_cyl + v_sph), v_sph / (v_cyl + v_sph)
+        J = mc * 0.5 * r * r + ms * 0.4 * r * r
+        K = mc * (3 * r * r + L * L) / 12 + ms * (0.4 * r * r + 0.25 * L * L + 0.375 * L * r)
+        return cls.AxiallySymmetric(J, K, unit_vector)
+
+
+# ------------------------------------------------------------------ SpatialInertia
+def _raise_if_invalid(mass: jax.Array, p: jax.Array, G: jax.Array) -> None:
+    """pydrake's SpatialInertia::ThrowIfNotPhysicallyValid on concrete values (ValueError)."""
+    head = "Spatial inertia fails SpatialInertia::IsPhysicallyValid().\n"
+    m, p_np, G_np = np.asarray(mass), np.asarray(p), np.asarray(G)
+    if not np.all(np.isfinite(m) & (m >= 0)):
+        raise ValueError(head + f"mass = {m} is negative or not finite.")
+    if not np.all(np.isfinite(p_np)):
+        raise ValueError(head + f"Position vector {p_np} has non-finite elements.")
+    if not np.all(np.isfinite(G_np)):
+        raise ValueError(head + f"Unit inertia {G_np} has non-finite elements.")
+    I_cm = rotational_inertia_about_com(mass, p, G)
+    if not np.all(np.asarray(_could_be_physically_valid(I_cm))):
+        raise ValueError(
+            head + f" mass = {m}\n Center of mass = {p_np}\n Inertia about point P, I_BP =\n"
+            f"{m[..., None, None] * G_np}\n Inertia about center of mass, I_BBcm =\n"
+            f"{np.asarray(I_cm)}\n Principal moments of inertia about Bcm (center of mass) =\n"
+            f"{np.asarray(jnp.linalg.eigvalsh(I_cm))}"
+        )
+
+
+@jax.tree_util.register_pytree_node_class
+class SpatialInertia(_PytreeValue):
+    """Spatial inertia ``M_SP_E`` of a body (or composite body) S about point P, expressed in E.
+
+    Args:
+        mass: ``(...)`` kg, finite and >= 0.
+        p_PScm_E: ``(..., 3)`` position of S's center of mass from P, in E (m).
+        G_SP_E: `UnitInertia` (or ``(..., 3, 3)`` array) of S about P -- not about Scm -- in E.
+        skip_validity_check: skip `IsPhysicallyValid` (checked only on concrete values).
+
+    Raises:
+        ValueError: if checked and not physically valid (pydrake raises RuntimeError).
+        TypeError: if ``G_SP_E`` is a RotationalInertia that is not a UnitInertia.
+    """
+
+    __slots__ = ("_mass", "_p", "_G")
+    _fields = ("_mass", "_p", "_G")
+
+    def __init__(self, mass: ArrayLike, p_PScm_E: ArrayLike, G_SP_E: UnitInertia | ArrayLike,
+                 skip_validity_check: bool = False) -> None:
+        if isinstance(G_SP_E, RotationalInertia) and not isinstance(G_SP_E, UnitInertia):
+            raise TypeError("G_SP_E must be a UnitInertia (inertia per unit mass about P); for a "
+                            "central RotationalInertia use SpatialInertia.MakeFromCentralInertia.")
+        G = G_SP_E.CopyToFullMatrix3() if isinstance(G_SP_E, UnitInertia) else G_SP_E
+        m = _as_float(mass)
+        p = _check_trailing("p_PScm_E", _as_float(p_PScm_E), (3,))
+        G = _check_trailing("G_SP_E", _as_float(G), (3, 3))
+        batch = jnp.broadcast_shapes(m.shape, p.shape[:-1], G.shape[:-2])
+        m, p = jnp.broadcast_to(m, batch), jnp.broadcast_to(p, batch + (3,))
+        G = jnp.broadcast_to(G, batch + (3, 3))
+        if not skip_validity_check and _is_concrete(m, p, G):
+            _raise_if_invalid(m, p, G)
+        self._init(m, p, G)
+
+    # -- factories
+    @classmethod
+    def MakeFromCentralInertia(cls, mass, p_PScm_E, I_SScm_E: RotationalInertia | ArrayLike
+                               ) -> SpatialInertia:
+        """From mass (> 0), ``p_PScm_E`` and the central rotational inertia ``I_SScm_E``."""
+        _check_positive_finite("MakeFromCentralInertia", "mass", mass)
+        I = I_SScm_E.CopyToFullMatrix3() if isinstance(I_SScm_E, RotationalInertia) else I_SScm_E
+        m, p = _as_float(mass), _as_float(p_PScm_E)
+        safe_m = jnp.where(m > 0, m, 1.0)[..., None, None]
+        return cls(m, p, _as_float(I) / safe_m + _point_mass_G(p))
+
+    @classmethod
+    def Zero(cls, dtype: Any = None) -> SpatialInertia:
+        dtype = dtype or jnp.result_type(float)
+        return cls._make(jnp.zeros((), dtype), jnp.zeros(3, dtype), jnp.zeros((3, 3), dtype))
+
+    @classmethod
+    def PointMass(cls, mass, p_PQ_E) -> SpatialInertia:
+        """A particle of ``mass`` at ``p_PQ_E``, about P."""
+        p = _as_float(p_PQ_E)
+        return cls(mass, p, _point_mass_G(p))
+
+    @classmethod
+    def _solid(cls, func, mass_or_density, is_density, volume, G_fn, dims) -> SpatialInertia:
+        _check_positive_finite(func, "density" if is_density else "mass", mass_or_density)
+        for name, value in dims:
+            _check_positive_finite(func, name, value)
+        m = _as_float(mass_or_density)
+        m = m * volume() if is_density else m
+        G = G_fn().CopyToFullMatrix3()
+        return cls(m, jnp.zeros(G.shape[:-1], G.dtype), G, skip_validity_check=True)
+
+    @classmethod
+    def SolidBoxWithMass(cls, mass, lx, ly, lz) -> SpatialInertia:
+        """Uniform box with side lengths ``lx, ly, lz`` (m), about its center."""
+        return cls._solid("SolidBoxWithMass", mass, False, None,
+                          lambda: UnitInertia.SolidBox(lx, ly, lz),
+                          (("x-length", lx), ("y-length", ly), ("z-length", lz)))
+
+    @classmethod
+    def SolidBoxWithDensity(cls, density, lx, ly, lz) -> SpatialInertia:
+        return cls._solid("SolidBoxWithDensity", density, True,
+                          lambda: _as_float(lx) * ly * lz, lambda: UnitInertia.SolidBox(lx, ly, lz),
+                          (("x-length", lx), ("y-length", ly), ("z-length", lz)))
+
+    @classmethod
+    def SolidSphereWithMass(cls, mass, radius) -> SpatialInertia:
+        return cls._solid("SolidSphereWithMass", mass, False, None,
+                          lambda: UnitInertia.SolidSphere(radius), (("radius", radius),))
+
+    @classmethod
+    def SolidSphereWithDensity(cls, density, radius) -> SpatialInertia:
+        return cls._solid("SolidSphereWithDensity", density, True,
+                          lambda: (4.0 / 3.0) * np.pi * _as_float(radius) ** 3,
+                          lambda: UnitInertia.SolidSphere(radius), (("radius", radius),))
+
+    @classmethod
+    def SolidEllipsoidWithMass(cls, mass, a, b, c) -> SpatialInertia:
+        return cls._solid("SolidEllipsoidWithMass", mass, False, None,
+                          lambda: UnitInertia.SolidEllipsoid(a, b, c),
+                          (("a", a), ("b", b), ("c", c)))
+
+    @classmethod
+    def SolidEllipsoidWithDensity(cls, density, a, b, c) -> SpatialInertia:
+        return cls._solid("SolidEllipsoidWithDensity", density, True,
+                          lambda: (4.0 / 3.0) * np.pi * _as_float(a) * b * c,
+                          lambda: UnitInertia.SolidEllipsoid(a, b, c),
+                          (("a", a), ("b", b), ("c", c)))
+
+    @classmethod
+    def SolidCylinderWithMass(cls, mass, radius, length, unit_vector) -> SpatialInertia:
+        """Uniform cylinder with axis ``unit_vector``, about its center."""
+        return cls._solid("SolidCylinderWithMass", mass, False, None,
+                          lambda: UnitInertia.SolidCylinder(radius, length, unit_vector),
+                          (("radius", radius), ("length", length)))
+
+    @classmethod
+    def SolidCylinderWithDensity(cls, density, radius, length, unit_vector) -> SpatialInertia:
+        return cls._solid("SolidCylinderWithDensity", density, True,
+                          lambda: np.pi * _as_float(radius) ** 2 * length,
+                          lambda: UnitInertia.SolidCylinder(radius, length, unit_vector),
+                          (("radius", radius), ("length", length)))
+
+    @classmethod
+    def SolidCapsuleWithMass(cls, mass, radius, length, unit_vector) -> SpatialInertia:
+        """Uniform capsule (cylinder ``length`` + hemispherical caps), about its center."""
+        return cls._solid("SolidCapsuleWithMass", mass, False, None,
+                          lambda: UnitInertia.SolidCapsule(radius, length, unit_vector),
+                          (("radius", radius), ("length", length)))
+
+    @classmethod
+    def SolidCapsuleWithDensity(cls, density, radius, length, unit_vector) -> SpatialInertia:
+        def volume():
+            r = _as_float(radius)
+            return np.pi * r * r * (length + (4.0 / 3.0) * r)
+        return cls._solid("SolidCapsuleWithDensity", density, True, volume,
+                          lambda: UnitInertia.SolidCapsule(radius, length, unit_vector),
+                          (("radius", radius), ("length", length)))
+
+    # -- accessors
+    def get_mass(self) -> jax.Array:
+        return self._mass
+
+    def get_com(self) -> jax.Array:
+        """``p_PScm_E: (..., 3)``."""
+        return self._p
+
+    def CalcComMoment(self) -> jax.Array:
+        """``m p_PScm_E``."""
+        return self._mass[..., None] * self._p
+
+    def get_unit_inertia(self) -> UnitInertia:
+        """``G_SP_E`` (about P)."""
+        return UnitInertia._make(self._G)
+
+    def CalcRotationalInertia(self) -> RotationalInertia:
+        """``I_SP_E = m G_SP_E`` (about P)."""
+        return RotationalInertia._make(self._mass[..., None, None] * self._G)
+
+    def CopyToFullMatrix6(self) -> jax.Array:
+        """``(..., 6, 6)`` [angular; linear], as pydrake."""
+        return spatial_inertia_matrix(self._mass, self._p, self._G)
+
+    def IsPhysicallyValid(self) -> jax.Array:
+        """mass finite and >= 0, and ``m G_SScm`` passes `CouldBePhysicallyValid`. ``(...)``."""
+        I_cm = rotational_inertia_about_com(self._mass, self._p, self._G)
+        finite_p = jnp.all(jnp.isfinite(self._p), -1)
+        return jnp.isfinite(self._mass) & (self._mass >= 0) & finite_p & \
+            _could_be_physically_valid(I_cm)
+
+    # -- operations
+    def Shift(self, p_PQ_E: ArrayLike) -> SpatialInertia:
+        """``M_SQ_E``: about Q instead of P; ``G_SQ = G_SP - PM(p_PScm) + PM(p_QScm)``."""
+        p_QScm = self._p - _as_float(p_PQ_E)
+        G = self._G - _point_mass_G(self._p) + _point_mass_G(p_QScm)
+        return SpatialInertia(self._mass, p_QScm, G, skip_validity_check=True)
+
+    def ReExpress(self, R_AE: RotationMatrix | ArrayLike) -> SpatialInertia:
+        """``M_SP_A``: ``p -> R_AE p``, ``G -> R_AE G R_AEᵀ``."""
+        R = R_AE.matrix() if isinstance(R_AE, RotationMatrix) else _as_float(R_AE)
+        return SpatialInertia(self._mass, jnp.einsum("...ij,...j->...i", R, self._p),
+                              _rotate_sym(R, self._G), skip_validity_check=True)
+
+    def __add__(self, other: Any) -> SpatialInertia:
+        """Composite of two inertias about the same point P in the same frame E.
+
+        With zero total mass, Drake's limit is used: the mean of the COMs and unit inertias.
+        """
+        if not isinstance(other, SpatialInertia):
+            return NotImplemented
+        m = self._mass + other._mass
+        nz = m != 0
+        safe_m = jnp.where(nz, m, 1.0)
+        p = jnp.where(nz[..., None], (self.CalcComMoment() + other.CalcComMoment())
+                      / safe_m[..., None], 0.5 * (self._p + other._p))
+        mG = self._mass[..., None, None] * self._G + other._mass[..., None, None] * other._G
+        G = jnp.where(nz[..., None, None], mG / safe_m[..., None, None],
+                      0.5 * (self._G + other._G))
+        return SpatialInertia(m, p, G, skip_validity_check=True)
+
+    def __mul__(self, other: Any):
+        """``M * V`` -> SpatialMomentum; ``M * A`` -> SpatialForce (same point and frame)."""
+        if isinstance(other, SpatialVelocity):
+            out = SpatialMomentum
+        elif isinstance(other, SpatialAcceleration):
+            out = SpatialForce
+        else:
+            return NotImplemented
+        m, c = self._mass[..., None], self._p
+        w, v = other.rotational(), other.translational()
+        h = m * (jnp.einsum("...ij,...j->...i", self._G, w) + jnp.cross(c, v))
+        l = m * (v - jnp.cross(c, w))
+        return out._new(h, l)

@@ -1,0 +1,26 @@
+"""The MultibodyPlant builder, its elements, the Finalize compiler and the Context."""
+
+from jaxbody.plant._kinematics_api import JacobianWrtVariable
+from jaxbody.plant.actuator import JointActuator
+from jaxbody.plant.context import Context, Parameters
+from jaxbody.plant.elements import (
+    BodyFrame,
+    BodyIndex,
+    FixedOffsetFrame,
+    Frame,
+    FrameIndex,
+    JointActuatorIndex,
+    JointIndex,
+    ModelInstanceIndex,
+    RigidBody,
+    default_model_instance,
+    world_model_instance,
+)
+from jaxbody.plant.multibody_plant import MultibodyPlant
+
+__all__ = [
+    "BodyFrame", "BodyIndex", "Context", "FixedOffsetFrame", "Frame", "FrameIndex",
+    "JacobianWrtVariable", "JointActuator", "JointActuatorIndex", "JointIndex",
+    "ModelInstanceIndex", "MultibodyPlant", "Parameters", "RigidBody",
+    "default_model_instance", "world_model_instance",
+]

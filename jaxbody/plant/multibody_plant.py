@@ -1,0 +1,343 @@
+"""`MultibodyPlant`: Drake's builder API, Finalize(), and element lookups.
+
+Build the model with Drake's calls (``AddRigidBody``, ``AddJoint``, ``WeldFrames``, ...), call
+``Finalize()``, then ``CreateDefaultContext()``. Computations (kinematics, Jacobians, ...) come
+from the mixins in ``_state_api.py`` and ``_kinematics_api.py``; they are pure functions of the
+context, so ``jax.jit``, ``jax.vmap`` and ``jax.grad`` apply to them.
+
+Example:
+    >>> import numpy as np
+    >>> from jaxbody import MultibodyPlant, RevoluteJoint, SpatialInertia
+    >>> plant = MultibodyPlant(time_step=0.0)
+    >>> link = plant.AddRigidBody("link", SpatialInertia.SolidBoxWithMass(1.0, 0.1, 0.1, 1.0))
+    >>> _ = plant.AddJoint(RevoluteJoint("pin", plant.world_frame(), link.body_frame(), [0, 1, 0]))
+    >>> plant.Finalize()
+    >>> plant.num_positions()
+    1
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from jaxbody.joints import Joint, QuaternionFloatingJoint, WeldJoint
+from jaxbody.plant._kinematics_api import KinematicsAPI
+from jaxbody.plant._lookup_api import LookupAPI
+from jaxbody.plant._state_api import StateAPI
+from jaxbody.plant.actuator import JointActuator
+from jaxbody.plant.elements import (
+    BodyFrame,
+    BodyIndex,
+    Frame,
+    FrameIndex,
+    JointActuatorIndex,
+    JointIndex,
+    ModelInstanceIndex,
+    RigidBody,
+)
+from jaxbody.plant.topology import compile_topology
+
+# Relative slack allowed in the triangle inequality of principal moments before warning.
+TRIANGLE_INEQUALITY_TOLERANCE = 1e-10
+
+
+class MultibodyPlant(LookupAPI, StateAPI, KinematicsAPI):
+    """A multibody model: the builder before ``Finalize()``, a pure-function engine after.
+
+    Args:
+        time_step: 0 for a continuous-time plant; > 0 (s) for a discrete plant.
+    """
+
+    def __init__(self, time_step: float = 0.0):
+        time_step = float(time_step)
+        if not np.isfinite(time_step) or time_step < 0:
+            raise ValueError(f"MultibodyPlant: time_step must be finite and >= 0, got {time_step}")
+        self._time_step = time_step
+        self._finalized = False
+        self._instance_names = ["WorldModelInstance", "DefaultModelInstance"]
+        self._bodies, self._frames, self._joints, self._actuators = [], [], [], []
+        self._gravity = np.array([0.0, 0.0, -9.81])
+        self._topology = None
+        world = RigidBody("world", ModelInstanceIndex(0), 0.0, np.zeros(3), np.zeros((3, 3)))
+        self._register_body(world)
+
+    # --- Identity (a finalized plant hashes by content, so equal models share jit caches) ------
+    def __hash__(self):
+        return hash(self._topology.key) if self._finalized else id(self)
+
+    def __eq__(self, other):
+        if not (self._finalized and isinstance(other, MultibodyPlant) and other._finalized):
+            return self is other
+        return self._content_key() == other._content_key()
+
+    def _content_key(self):
+        return (self._topology.key, self._time_step,
+                tuple(j._static_key() for j in self._joints),
+                tuple((a.name(), int(a.joint().index())) for a in self._actuators))
+
+    # --- Lifecycle ------------------------------------------------------------------------------
+    def time_step(self) -> float:
+        return self._time_step
+
+    def is_discrete(self) -> bool:
+        return self._time_step > 0
+
+    def is_finalized(self) -> bool:
+        return self._finalized
+
+    def _require_not_finalized(self, what):
+        if self._finalized:
+            raise RuntimeError(f"MultibodyPlant.{what}: the plant is finalized; no more elements "
+                               "can be added after Finalize()")
+
+    def _require_finalized(self, what):
+        if not self._finalized:
+            raise RuntimeError(f"MultibodyPlant.{what}: call Finalize() first")
+
+    # --- Construction ---------------------------------------------------------------------------
+    def AddModelInstance(self, name: str) -> ModelInstanceIndex:
+        self._require_not_finalized("AddModelInstance")
+        if name in self._instance_names:
+            raise ValueError(f"AddModelInstance: a model instance named '{name}' already exists")
+        self._instance_names.append(name)
+        return ModelInstanceIndex(len(self._instance_names) - 1)
+
+    def _check_instance(self, model_instance, what):
+        mi = int(model_instance)
+        if not 0 <= mi < len(self._instance_names):
+            raise ValueError(f"{what}: invalid model instance {mi}; the plant has "
+                             f"{len(self._instance_names)} instances")
+        return ModelInstanceIndex(mi)
+
+    def _register_body(self, body):
+        body._index = BodyIndex(len(self._bodies))
+        body._plant = self
+        self._bodies.append(body)
+        frame = BodyFrame(body)
+        body._body_frame = frame
+        self._register_frame(frame)
+
+    def _register_frame(self, frame):
+        frame._index = FrameIndex(len(self._frames))
+        frame._plant = self
+        self._frames.append(frame)
+
+    def AddRigidBody(self, name, *args, **kwargs) -> RigidBody:
+        """``AddRigidBody(name, M_BBo_B)`` or ``AddRigidBody(name, model_instance, M_BBo_B)``.
+
+        ``M_BBo_B`` is the body's `SpatialInertia` about its origin Bo, expressed in B
+        (default: zero mass). Without a model instance the body goes to the default instance,
+        which is an error once other instances exist (as in Drake).
+        """
+        from jaxbody.math import SpatialInertia
+
+        self._require_not_finalized("AddRigidBody")
+        model_instance = kwargs.pop("model_instance", None)
+        M = kwargs.pop("M_BBo_B", None)
+        if kwargs:
+            raise TypeError(f"AddRigidBody: unexpected arguments {sorted(kwargs)}")
+        for a in args:
+            if isinstance(a, SpatialInertia):
+                M = a
+            else:
+                model_instance = a
+        if model_instance is None:
+            if len(self._instance_names) > 2:
+                raise ValueError(
+                    f"AddRigidBody('{name}'): model instances beyond the world and default ones "
+                    "exist; name the model instance explicitly")
+            model_instance = ModelInstanceIndex(1)
+        mi = self._check_instance(model_instance, f"AddRigidBody('{name}')")
+        if self.HasBodyNamed(name, mi):
+            raise ValueError(f"AddRigidBody: model instance '{self._instance_names[mi]}' already "
+                             f"has a body named '{name}'")
+        if M is None:
+            mass, com, G = 0.0, np.zeros(3), np.zeros((3, 3))
+        else:
+            mass = np.asarray(M.get_mass(), float)
+            com = np.asarray(M.get_com(), float)
+            G = np.asarray(M.get_unit_inertia().CopyToFullMatrix3(), float)
+        _validate_inertia(name, float(mass), com, G)
+        body = RigidBody(name, mi, float(mass), com, G)
+        self._register_body(body)
+        return body
+
+    def AddFrame(self, frame: Frame) -> Frame:
+        self._require_not_finalized("AddFrame")
+        if not isinstance(frame, Frame):
+            raise TypeError(f"AddFrame: expected a Frame, got {type(frame).__name__}")
+        if frame._plant is not None:
+            raise ValueError(f"AddFrame: frame '{frame.name()}' was already added to a plant")
+        if frame.body().GetParentPlant() is not self:
+            raise ValueError(f"AddFrame: frame '{frame.name()}' is attached to a body of "
+                             "another plant")
+        if self.HasFrameNamed(frame.name(), frame.model_instance()):
+            raise ValueError(f"AddFrame: model instance "
+                             f"'{self._instance_names[frame.model_instance()]}' already has a "
+                             f"frame named '{frame.name()}'")
+        self._register_frame(frame)
+        return frame
+
+    def AddJoint(self, joint: Joint) -> Joint:
+        self._require_not_finalized("AddJoint")
+        if not isinstance(joint, Joint):
+            raise TypeError(f"AddJoint: expected a Joint, got {type(joint).__name__}")
+        if joint._plant is not None:
+            raise ValueError(f"AddJoint: joint '{joint.name()}' was already added to a plant")
+        for f in (joint.frame_on_parent(), joint.frame_on_child()):
+            if f._plant is not self:
+                raise ValueError(f"AddJoint('{joint.name()}'): frame '{f.name()}' is not in "
+                                 "this plant (add FixedOffsetFrames with AddFrame first)")
+        if self.HasJointNamed(joint.name(), joint.model_instance()):
+            raise ValueError(f"AddJoint: model instance "
+                             f"'{self._instance_names[joint.model_instance()]}' already has a "
+                             f"joint named '{joint.name()}'")
+        joint._index = JointIndex(len(self._joints))
+        joint._plant = self
+        self._joints.append(joint)
+        return joint
+
+    def WeldFrames(self, frame_on_parent_F, frame_on_child_M, X_FM=None) -> WeldJoint:
+        """Welds M to F at ``X_FM``; the joint is named ``F.name() + "_welds_to_" + M.name()``."""
+        name = f"{frame_on_parent_F.name()}_welds_to_{frame_on_child_M.name()}"
+        return self.AddJoint(WeldJoint(name, frame_on_parent_F, frame_on_child_M, X_FM))
+
+    def AddJointActuator(self, name, joint, effort_limit=np.inf) -> JointActuator:
+        self._require_not_finalized("AddJointActuator")
+        actuator = JointActuator(name, joint, effort_limit)
+        if any(a.name() == name and a.model_instance() == actuator.model_instance()
+               for a in self._actuators):
+            raise ValueError(f"AddJointActuator: an actuator named '{name}' already exists in "
+                             "that model instance")
+        if any(a.joint() is joint for a in self._actuators):
+            raise ValueError(f"AddJointActuator('{name}'): joint '{joint.name()}' already has "
+                             "an actuator")
+        actuator._index = JointActuatorIndex(len(self._actuators))
+        actuator._plant = self
+        self._actuators.append(actuator)
+        return actuator
+
+    def mutable_gravity_field(self):
+        return _GravityField(self)
+
+    def gravity_field(self):
+        return _GravityField(self)
+
+    # --- Finalize -----------------------------------------------------------------------------
+    def Finalize(self):
+        """Adds floating joints to free bodies, validates the model and compiles the tree."""
+        if self._finalized:
+            raise RuntimeError("MultibodyPlant.Finalize: the plant is already finalized")
+        inboard = {}
+        for j in self._joints:
+            child = j.child_body()
+            if child.index() == 0:
+                raise ValueError(
+                    f"Joint '{j.name()}' has the world as its child body; jaxbody requires each "
+                    "joint's child to be outboard of its parent (swap the frames)")
+            if int(child.index()) in inboard:
+                other = inboard[int(child.index())]
+                raise ValueError(
+                    f"Body '{child.name()}' is the child of two joints, '{other.name()}' and "
+                    f"'{j.name()}': this closes a kinematic loop, which a tree cannot hold "
+                    "(use a constraint instead)")
+            inboard[int(child.index())] = j
+        self._check_loops(inboard)
+        for body in self._bodies[1:]:
+            if int(body.index()) not in inboard:
+                self._add_floating_joint(body)
+        for body in self._bodies[1:]:
+            _warn_triangle_inequality(body)
+        self._topology = compile_topology(self)
+        self._finalized = True
+        self._build_defaults()
+
+    def _check_loops(self, inboard):
+        for body in self._bodies[1:]:
+            seen = [body.name()]
+            b = int(body.index())
+            while b in inboard:
+                b = int(inboard[b].parent_body().index())
+                if b == int(body.index()):
+                    raise ValueError("Kinematic loop through bodies " + " -> ".join(seen)
+                                     + f" -> {body.name()}: a tree cannot hold it")
+                seen.append(self._bodies[b].name())
+                if len(seen) > len(self._bodies):  # pragma: no cover
+                    break
+
+    def _add_floating_joint(self, body):
+        name = body.name()
+        while self.HasJointNamed(name, body.model_instance()):
+            name = "_" + name
+        self.AddJoint(QuaternionFloatingJoint(name, self.world_frame(), body.body_frame()))
+
+    def _inboard_joint_of_body(self, body):
+        node = self._topology.body_node[int(body.index())]
+        j = self._topology.node_joint[node]
+        return None if j < 0 else self._joints[j]
+
+    # --- Graph ----------------------------------------------------------------------------------
+    def GetTopologyGraphvizString(self) -> str:
+        """A Graphviz ``digraph`` of bodies (nodes, clustered by model instance) and joints."""
+        lines = ["digraph MultibodyPlant {", 'label="";', "rankdir=BT;", "labelloc=t;"]
+        for mi, iname in enumerate(self._instance_names):
+            lines.append(f"subgraph cluster{mi} {{")
+            lines.append(f' label="{iname}";')
+            for b in self._bodies:
+                if int(b.model_instance()) == mi:
+                    lines.append(f' body{int(b.index())} [label="{b.name()}"];')
+            lines.append("}")
+        for j in self._joints:
+            lines.append(f" body{int(j.child_body().index())} -> body{int(j.parent_body().index())}"
+                         f' [label="{j.name()} [{j.type_name()}]"];')
+        lines.append("}")
+        return "\n".join(lines)
+
+
+class _GravityField:
+    """The plant's uniform gravity field: ``set_gravity_vector`` before Finalize sets the default.
+
+    After Finalize the gravity vector lives in the context (``context.parameters.gravity``).
+    """
+
+    def __init__(self, plant):
+        self._plant = plant
+
+    def gravity_vector(self):
+        return self._plant._gravity.copy()
+
+    def set_gravity_vector(self, g):
+        g = np.asarray(g, float)
+        if g.shape != (3,):
+            raise ValueError(f"set_gravity_vector: expected shape (3,), got {g.shape}")
+        if self._plant._finalized:
+            raise RuntimeError("set_gravity_vector: the plant is finalized; set the gravity "
+                               "parameter in the context with plant.SetGravityVector(context, g)")
+        self._plant._gravity = g
+
+
+def _validate_inertia(name, mass, com, G):
+    if not np.isfinite(mass) or mass < 0:
+        raise ValueError(f"RigidBody '{name}': mass must be finite and >= 0, got {mass}")
+    if not np.all(np.isfinite(com)) or not np.all(np.isfinite(G)):
+        raise ValueError(f"RigidBody '{name}': center of mass and inertia must be finite")
+    if not np.allclose(G, G.T, atol=1e-12 * max(1.0, np.abs(G).max())):
+        raise ValueError(f"RigidBody '{name}': the unit inertia is not symmetric:\n{G}")
+    # Central rotational inertia must be positive semi-definite.
+    I_cm = mass * (G - (np.dot(com, com) * np.eye(3) - np.outer(com, com)))
+    scale = max(1.0, np.abs(mass * G).max())
+    if np.linalg.eigvalsh(I_cm).min() < -1e-10 * scale:
+        raise ValueError(f"RigidBody '{name}': the rotational inertia about the center of mass "
+                         f"is not positive semi-definite (moments {np.linalg.eigvalsh(I_cm)})")
+
+
+def _warn_triangle_inequality(body):
+    m, c, G = body._default_mass, body._default_com, body._default_unit_inertia
+    I_cm = m * (G - (np.dot(c, c) * np.eye(3) - np.outer(c, c)))
+    e = np.sort(np.linalg.eigvalsh(I_cm))
+    tol = TRIANGLE_INEQUALITY_TOLERANCE * max(1.0, e[-1])
+    if e[0] + e[1] < e[2] - tol:
+        warnings.warn(f"RigidBody '{body.name()}': principal moments of inertia {e} violate the "
+                      "triangle inequality (physically invalid, loaded anyway)", stacklevel=3)
