@@ -19,6 +19,7 @@ Base-to-tip passes (one Python loop over static tree depths):
 
 from __future__ import annotations
 
+from functools import partial
 from typing import NamedTuple
 
 import jax
@@ -53,6 +54,7 @@ def _rt(R):
     return jnp.swapaxes(R, -1, -2)
 
 
+@partial(jax.jit, static_argnums=0)
 def joint_kinematics(topo, q, v=None) -> JointKinematics:
     """Evaluates every joint's kernel, grouped by kind (see `jaxbody.joints.kinds`)."""
     n, dtype = topo.num_nodes, q.dtype
@@ -79,6 +81,7 @@ def _frame_poses(topo, params):
     return (params.frame_R[fp], params.frame_p[fp], params.frame_R[fc], params.frame_p[fc])
 
 
+@partial(jax.jit, static_argnums=0)
 def position_kinematics(topo, q, params, jk=None) -> PositionKinematics:
     """Poses X_WB of all nodes and the world-frame motion subspace H_PB_W."""
     jk = joint_kinematics(topo, q) if jk is None else jk
@@ -118,6 +121,7 @@ def _sum_by_node(topo, per_dof):
     return jax.ops.segment_sum(per_dof, topo.dof_node, num_segments=topo.num_nodes)
 
 
+@partial(jax.jit, static_argnums=0)
 def velocity_kinematics(topo, pk: PositionKinematics, v) -> VelocityKinematics:
     """Spatial velocities V_WB of all nodes (about Bo, in W)."""
     V_PB_W = _sum_by_node(topo, pk.H_W * v[:, None])
@@ -133,6 +137,7 @@ def velocity_kinematics(topo, pk: PositionKinematics, v) -> VelocityKinematics:
     return VelocityKinematics(V_WB, V_PB_W)
 
 
+@partial(jax.jit, static_argnums=0)
 def acceleration_kinematics(topo, pk, vk, jk, vdot):
     """Spatial accelerations A_WB (n, 6) [α_WB; a_WBo] in W, given v̇ (``vdot``: (nv,))."""
     # ---- across-joint accelerations --------------------------------------------------------

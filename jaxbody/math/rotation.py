@@ -69,6 +69,7 @@ class _PytreeValue:
 
     __slots__ = ()
     _fields: tuple[str, ...] = ()
+    __array_ufunc__ = None  # NumPy defers binary operators to us (np.float64(2) * V works).
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"{type(self).__name__} is immutable; methods return new objects.")

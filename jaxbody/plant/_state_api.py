@@ -6,6 +6,8 @@ that instance's joints in the plant's q (or v) order, as Drake does.
 
 from __future__ import annotations
 
+from functools import partial
+
 import equinox as eqx
 import jax
 import jax.numpy as jnp
@@ -19,6 +21,7 @@ from jaxbody.plant.context import Context, Parameters, _check_shape
 CHECK_GIMBAL_LOCK = True
 
 
+@partial(jax.jit, static_argnums=(0, 2))
 def _block_diag_from_groups(topo, q, which):
     """Assembles N(q) (nq × nv) or N⁺(q) (nv × nq) from per-kind blocks."""
     rows, cols = (topo.nq, topo.nv) if which == "N" else (topo.nv, topo.nq)

@@ -271,7 +271,9 @@ class MultibodyPlant(LookupAPI, StateAPI, KinematicsAPI):
         name = body.name()
         while self.HasJointNamed(name, body.model_instance()):
             name = "_" + name
-        self.AddJoint(QuaternionFloatingJoint(name, self.world_frame(), body.body_frame()))
+        joint = QuaternionFloatingJoint(name, self.world_frame(), body.body_frame())
+        joint._ephemeral = True
+        self.AddJoint(joint)
 
     def _inboard_joint_of_body(self, body):
         node = self._topology.body_node[int(body.index())]

@@ -73,7 +73,7 @@ def _depth_first_order(num_bodies, joints_by_child, children_of):
     while stack:
         b = stack.pop()
         order.append(b)
-        kids = sorted(children_of.get(b, []), key=lambda jb: jb[0])
+        kids = sorted(children_of.get(b, []), key=lambda jb: jb[0])  # (sort key, child)
         stack.extend(child for _, child in reversed(kids))
     return order
 
@@ -85,11 +85,22 @@ def compile_topology(plant) -> Topology:
     nb = len(bodies)
     children_of = {}
     inboard = {}
+    parent_count = {}
+    for j in joints:
+        p = int(j.parent_body().index())
+        parent_count[p] = parent_count.get(p, 0) + 1
     for j in joints:
         child = int(j.child_body().index())
         parent = int(j.parent_body().index())
         inboard[child] = j
-        children_of.setdefault(parent, []).append((int(j.index()), child))
+        # Drake's order of trees: joints the user made to the world first (by joint index); then
+        # the free bodies' trees, by Drake's base-body policy: the body that is a parent most
+        # often first, ties to the lowest body index.
+        if getattr(j, "_ephemeral", False):
+            key = (1, -parent_count.get(child, 0), child)
+        else:
+            key = (0, int(j.index()), 0)
+        children_of.setdefault(parent, []).append((key, child))
     order = _depth_first_order(nb, inboard, children_of)
     if len(order) != nb:  # pragma: no cover  (guarded by the plant's loop check)
         raise RuntimeError("internal error: not every body is reachable from the world")
