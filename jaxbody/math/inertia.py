@@ -402,7 +402,11 @@ class SpatialInertia(_PytreeValue):
     @classmethod
     def MakeFromCentralInertia(cls, mass, p_PScm_E, I_SScm_E: RotationalInertia | ArrayLike
                                ) -> SpatialInertia:
-        """From mass (> 0), ``p_PScm_E`` and the central rotational inertia ``I_SScm_E``."""
+        """From mass (kg, > 0), ``p_PScm_E: (..., 3)`` and the central inertia ``I_SScm_E``.
+
+        ``G_SP_E = I_SScm_E / mass + PointMass(p_PScm_E)``. Concrete ``mass <= 0`` raises
+        ValueError (Drake aborts); under tracing it yields ``I_SScm_E + PointMass(p)`` (no NaN).
+        """
         _check_positive_finite("MakeFromCentralInertia", "mass", mass)
         I = I_SScm_E.CopyToFullMatrix3() if isinstance(I_SScm_E, RotationalInertia) else I_SScm_E
         m, p = _as_float(mass), _as_float(p_PScm_E)

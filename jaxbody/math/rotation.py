@@ -99,37 +99,6 @@ class _PytreeValue:
 
 
 # ------------------------------------------------------------------ roll-pitch-yaw kernel
-def _rotation_to_rpy_drake(R: jax.Array) -> jax.Array:
-    """Drake's ``CalcRollPitchYawFromQuaternionAndRotationMatrix`` [Mitiguy 2019], gradient-safe.
-
-    Pitch comes from ``atan2(-R20, sqrt((R22² + R21² + R10² + R00²) / 2))``; roll and yaw from the
-    half-angle sums ``zA = atan2(x + z, w - y)``, ``zB = atan2(z - x, w + y)`` of the quaternion,
-    as ``r = zA - zB``, ``y = zA + zB`` wrapped to [-pi, pi]. At exact gimbal lock Drake's split
-    of the remaining angle between roll and yaw is reproduced.
-    """
-    R = jnp.asarray(R)
-    sum_sq = 0.5 * (R[..., 2, 2] ** 2 + R[..., 2, 1] ** 2 + R[..., 1, 0] ** 2 + R[..., 0, 0] ** 2)
-    pos = sum_sq > 0
-    r_sum = jnp.where(pos, jnp.sqrt(jnp.where(pos, sum_sq, 1.0)), 0.0)
-    pitch = jnp.arctan2(-R[..., 2, 0], r_sum)
-    q = so3.rotation_to_quaternion(R)
-    e0, e1, e2, e3 = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
-    eps = jnp.finfo(R.dtype).eps
-
-    def safe_atan2(y, x):
-        singular = (jnp.abs(y) <= eps) & (jnp.abs(x) <= eps)
-        return jnp.where(singular, 0.0, jnp.arctan2(y, jnp.where(singular, 1.0, x)))
-
-    zA = safe_atan2(e1 + e3, e0 - e2)
-    zB = safe_atan2(e3 - e1, e0 + e2)
-
-    def wrap(a):
-        a = jnp.where(a > np.pi, a - 2 * np.pi, a)
-        return jnp.where(a < -np.pi, a + 2 * np.pi, a)
-
-    return jnp.stack([wrap(zA - zB), pitch, wrap(zA + zB)], -1)
-
-
 # ------------------------------------------------------------------ RotationMatrix
 @jax.tree_util.register_pytree_node_class
 class RotationMatrix(_PytreeValue):
@@ -295,7 +264,9 @@ class RollPitchYaw(_PytreeValue):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         if kwargs:
-            if args or len(kwargs) not in (1, 3):
+            ok = set(kwargs) == {"roll", "pitch", "yaw"} or (
+                len(kwargs) == 1 and set(kwargs) <= {"rpy", "R", "quaternion", "matrix", "other"})
+            if args or not ok:
                 raise TypeError(f"RollPitchYaw: unsupported arguments {list(kwargs)}.")
             if set(kwargs) == {"roll", "pitch", "yaw"}:
                 args = (kwargs["roll"], kwargs["pitch"], kwargs["yaw"])
@@ -315,15 +286,15 @@ class RollPitchYaw(_PytreeValue):
         if isinstance(x, RollPitchYaw):
             self._init(x._rpy)
         elif isinstance(x, RotationMatrix):
-            self._init(_rotation_to_rpy_drake(x.matrix()))
+            self._init(so3.rotation_to_rpy(x.matrix()))
         else:
             a = _as_float(x)
             if a.ndim >= 2 and a.shape[-2:] == (3, 3):
-                self._init(_rotation_to_rpy_drake(a))
+                self._init(so3.rotation_to_rpy(a))
             elif a.ndim >= 1 and a.shape[-1] == 3:
                 self._init(a)
             elif a.ndim >= 1 and a.shape[-1] == 4:
-                self._init(_rotation_to_rpy_drake(so3.quaternion_to_rotation(a)))
+                self._init(so3.rotation_to_rpy(so3.quaternion_to_rotation(a)))
             else:
                 raise ValueError(
                     "RollPitchYaw needs rpy (..., 3), a (3, 3) matrix or a (..., 4) quaternion; "

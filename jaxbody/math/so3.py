@@ -105,7 +105,10 @@ def rotation_vector_to_rotation(rvec):
 
 
 def rpy_to_rotation(rpy):
-    """Space-fixed x-y-z angles ``[r, p, y]`` -> ``Rz(y) Ry(p) Rx(r)``. ``(..., 3) -> (..., 3, 3)``."""
+    """Space-fixed x-y-z angles ``[r, p, y]`` -> ``Rz(y) Ry(p) Rx(r)``.
+
+    ``rpy: (..., 3)`` -> ``(..., 3, 3)``.
+    """
     rpy = jnp.asarray(rpy)
     r, p, y = rpy[..., 0], rpy[..., 1], rpy[..., 2]
     cr, sr = jnp.cos(r), jnp.sin(r)
@@ -118,23 +121,36 @@ def rpy_to_rotation(rpy):
 
 
 def rotation_to_rpy(R):
-    """Inverse of `rpy_to_rotation`: pitch in [-pi/2, pi/2], roll and yaw in (-pi, pi].
+    """Inverse of `rpy_to_rotation`, pitch in [-pi/2, pi/2], gradient-safe.
 
-    Uses ``atan2`` throughout (no ``asin``), so it is accurate near gimbal lock, as Drake's
-    ``RollPitchYaw(RotationMatrix)`` is.
+    Drake's ``CalcRollPitchYawFromQuaternionAndRotationMatrix`` [Mitiguy 2019].
+
+    Pitch comes from ``atan2(-R20, sqrt((R22² + R21² + R10² + R00²) / 2))``; roll and yaw from the
+    half-angle sums ``zA = atan2(x + z, w - y)``, ``zB = atan2(z - x, w + y)`` of the quaternion,
+    as ``r = zA - zB``, ``y = zA + zB`` wrapped to [-pi, pi]. At exact gimbal lock Drake's split
+    of the remaining angle between roll and yaw is reproduced.
     """
     R = jnp.asarray(R)
-    # pitch from -R20 and the norm of the remaining first column.
-    cp = jnp.sqrt(jnp.maximum(R[..., 0, 0] ** 2 + R[..., 1, 0] ** 2, 0.0) + 1e-300)
-    p = jnp.arctan2(-R[..., 2, 0], cp)
-    y = jnp.arctan2(R[..., 1, 0], R[..., 0, 0])
-    # Roll from the yaw-corrected rows, robust when cos(p) -> 0.
-    cy, sy = jnp.cos(y), jnp.sin(y)
-    r = jnp.arctan2(
-        sy * R[..., 0, 2] - cy * R[..., 1, 2],
-        -sy * R[..., 0, 1] + cy * R[..., 1, 1],
-    )
-    return jnp.stack([r, p, y], -1)
+    sum_sq = 0.5 * (R[..., 2, 2] ** 2 + R[..., 2, 1] ** 2 + R[..., 1, 0] ** 2 + R[..., 0, 0] ** 2)
+    pos = sum_sq > 0
+    r_sum = jnp.where(pos, jnp.sqrt(jnp.where(pos, sum_sq, 1.0)), 0.0)
+    pitch = jnp.arctan2(-R[..., 2, 0], r_sum)
+    q = rotation_to_quaternion(R)
+    e0, e1, e2, e3 = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
+    eps = jnp.finfo(R.dtype).eps
+
+    def safe_atan2(y, x):
+        singular = (jnp.abs(y) <= eps) & (jnp.abs(x) <= eps)
+        return jnp.where(singular, 0.0, jnp.arctan2(y, jnp.where(singular, 1.0, x)))
+
+    zA = safe_atan2(e1 + e3, e0 - e2)
+    zB = safe_atan2(e3 - e1, e0 + e2)
+
+    def wrap(a):
+        a = jnp.where(a > jnp.pi, a - 2 * jnp.pi, a)
+        return jnp.where(a < -jnp.pi, a + 2 * jnp.pi, a)
+
+    return jnp.stack([wrap(zA - zB), pitch, wrap(zA + zB)], -1)
 
 
 def quaternion_to_rotation(quat):
@@ -159,7 +175,9 @@ def rotation_to_quaternion(R):
     """Rotation matrix -> unit quaternion ``[w, x, y, z]`` with ``w >= 0`` (Drake's canonical sign).
 
     Shepperd's method, branch-free: all four candidate solutions are computed and the one with
-    the largest pivot is selected, so the result is accurate and differentiable everywhere.
+    the largest pivot is selected, so the result is accurate and differentiable everywhere. The
+    selected candidate's radicand is 4·max(q_i²) >= 1; the others are clamped at 0.25 so that
+    their (discarded) values and gradients stay finite in float32 too.
     """
     R = jnp.asarray(R)
     r00, r11, r22 = R[..., 0, 0], R[..., 1, 1], R[..., 2, 2]
@@ -167,19 +185,19 @@ def rotation_to_quaternion(R):
     pivots = jnp.stack([tr, r00, r11, r22], -1)
     k = jnp.argmax(pivots, axis=-1)
     # Candidate 0: w largest.
-    t0 = jnp.sqrt(jnp.maximum(1.0 + tr, 1e-300))
+    t0 = jnp.sqrt(jnp.maximum(1.0 + tr, 0.25))
     q0 = jnp.stack(
         [0.5 * t0, (R[..., 2, 1] - R[..., 1, 2]) / (2 * t0),
          (R[..., 0, 2] - R[..., 2, 0]) / (2 * t0), (R[..., 1, 0] - R[..., 0, 1]) / (2 * t0)], -1)
-    t1 = jnp.sqrt(jnp.maximum(1.0 + r00 - r11 - r22, 1e-300))
+    t1 = jnp.sqrt(jnp.maximum(1.0 + r00 - r11 - r22, 0.25))
     q1 = jnp.stack(
         [(R[..., 2, 1] - R[..., 1, 2]) / (2 * t1), 0.5 * t1,
          (R[..., 0, 1] + R[..., 1, 0]) / (2 * t1), (R[..., 0, 2] + R[..., 2, 0]) / (2 * t1)], -1)
-    t2 = jnp.sqrt(jnp.maximum(1.0 - r00 + r11 - r22, 1e-300))
+    t2 = jnp.sqrt(jnp.maximum(1.0 - r00 + r11 - r22, 0.25))
     q2 = jnp.stack(
         [(R[..., 0, 2] - R[..., 2, 0]) / (2 * t2), (R[..., 0, 1] + R[..., 1, 0]) / (2 * t2),
          0.5 * t2, (R[..., 1, 2] + R[..., 2, 1]) / (2 * t2)], -1)
-    t3 = jnp.sqrt(jnp.maximum(1.0 - r00 - r11 + r22, 1e-300))
+    t3 = jnp.sqrt(jnp.maximum(1.0 - r00 - r11 + r22, 0.25))
     q3 = jnp.stack(
         [(R[..., 1, 0] - R[..., 0, 1]) / (2 * t3), (R[..., 0, 2] + R[..., 2, 0]) / (2 * t3),
          (R[..., 1, 2] + R[..., 2, 1]) / (2 * t3), 0.5 * t3], -1)
@@ -198,10 +216,16 @@ def quaternion_multiply(a, b):
     return jnp.concatenate([w, v], -1)
 
 
-def project_to_rotation(M):
-    """Closest rotation matrix (Frobenius norm) to ``M`` via SVD, with ``det = +1``."""
-    M = jnp.asarray(M)
-    U, _, Vt = jnp.linalg.svd(M)
-    d = jnp.sign(jnp.linalg.det(U @ Vt))
-    D = jnp.ones(M.shape[:-1], M.dtype).at[..., -1].set(d)
-    return (U * D[..., None, :]) @ Vt
+def project_to_rotation(M, iterations: int = 20):
+    """Closest rotation matrix (Frobenius norm) to a nonsingular ``M`` with ``det(M) > 0``.
+
+    Newton's iteration for the orthogonal polar factor, ``R <- (R + R⁻ᵀ)/2`` [Higham 1986],
+    scaled by ``(|det R|)^(-1/3)`` for fast early convergence; a fixed iteration count keeps it
+    jit-friendly and, unlike an SVD, differentiable where singular values repeat (the identity).
+    """
+    R = jnp.asarray(M)
+    for _ in range(iterations):
+        Rinv_T = jnp.swapaxes(jnp.linalg.inv(R), -1, -2)
+        g = jnp.abs(jnp.linalg.det(R)) ** (-1.0 / 3.0)
+        R = 0.5 * (g[..., None, None] * R + Rinv_T / g[..., None, None])
+    return R

@@ -156,9 +156,12 @@ class SpatialVelocity(_SpatialVector):
                  V: ArrayLike | None = None) -> None:
         self._setup(w, v, V)
 
-    def Shift(self, p_BoCo_E: ArrayLike) -> SpatialVelocity:
-        """``V_MC_E`` of frame C fixed to B: ``w`` unchanged, ``v_MCo = v_MBo + w_MB x p_BoCo``."""
-        p = _as_float(p_BoCo_E)
+    def Shift(self, offset: ArrayLike) -> SpatialVelocity:
+        """``V_MC_E`` of frame C fixed to B, from ``offset = p_BoCo_E: (..., 3)`` (m).
+
+        ``w`` unchanged; ``v_MCo = v_MBo + w_MB x p_BoCo``.
+        """
+        p = _as_float(offset)
         return SpatialVelocity._new(self._rot, self._trans + jnp.cross(self._rot, p))
 
     def ComposeWithMovingFrameVelocity(self, position_of_moving_frame: ArrayLike,
@@ -237,9 +240,12 @@ class _ForceLike(_SpatialVector):
 
     __slots__ = ()
 
-    def Shift(self, p_BpBq_E: ArrayLike):
-        """Shift from about-point Bp to Bq: ``rot -= p_BpBq_E x trans``; ``trans`` unchanged."""
-        p = _as_float(p_BpBq_E)
+    def Shift(self, offset: ArrayLike):
+        """Shift from about-point Bp to Bq, ``offset = p_BpBq_E: (..., 3)`` (m).
+
+        ``rot_Bq = rot_Bp - p_BpBq x trans``; ``trans`` unchanged.
+        """
+        p = _as_float(offset)
         return type(self)._new(self._rot - jnp.cross(p, self._trans), self._trans)
 
     def dot(self, velocity: SpatialVelocity) -> jax.Array:

@@ -129,7 +129,6 @@ class KinematicsAPI:
     def CalcSpatialAccelerationsFromVdot(self, context, known_vdot):
         """``A_WB_W`` of every body (list in BodyIndex order) for the given v̇."""
         from jaxbody.math import SpatialAcceleration
-
         from jaxbody.plant.context import _check_shape
 
         vdot = _check_shape("CalcSpatialAccelerationsFromVdot: known_vdot", known_vdot,

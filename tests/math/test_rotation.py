@@ -216,12 +216,12 @@ def test_gradients_finite_at_identity_and_half_turn():
 def test_check_grads_representative():
     v = jnp.array([0.3, -0.2, 0.9])
     rpy0 = jnp.array([0.3, -0.4, 1.1])
-    check_grads(lambda r: RollPitchYaw(r).ToRotationMatrix() @ v, (rpy0,), order=1,
+    check_grads(jax.jit(lambda r: RollPitchYaw(r).ToRotationMatrix() @ v), (rpy0,), order=1,
                 modes=("fwd", "rev"), atol=GRAD_TOL, rtol=GRAD_TOL)
     R0 = RollPitchYaw(rpy0).ToRotationMatrix().matrix()
-    check_grads(lambda R: RollPitchYaw(R).vector(), (R0,), order=1, modes=("fwd", "rev"),
+    check_grads(jax.jit(lambda R: RollPitchYaw(R).vector()), (R0,), order=1, modes=("fwd", "rev"),
                 atol=GRAD_TOL, rtol=GRAD_TOL)
-    check_grads(lambda r: RollPitchYaw(r).CalcRpyDtFromAngularVelocityInParent(v), (rpy0,),
+    check_grads(jax.jit(lambda r: RollPitchYaw(r).CalcRpyDtFromAngularVelocityInParent(v)), (rpy0,),
                 order=1, modes=("fwd", "rev"), atol=GRAD_TOL, rtol=GRAD_TOL)
 
 
@@ -249,6 +249,8 @@ def test_errors():
         RollPitchYaw(1.0, 2.0)
     with pytest.raises(TypeError, match="unsupported"):
         RollPitchYaw(0.1, roll=1.0)
+    with pytest.raises(TypeError, match="unsupported"):
+        RollPitchYaw(angles=jnp.zeros(3))
 
 
 # ------------------------------------------------------------------ pydrake
@@ -282,3 +284,8 @@ def test_matches_pydrake():
     rot = RollPitchYaw(rpys[0]).ToRotationMatrix()
     cols = rng.normal(size=(3, 5))
     np.testing.assert_allclose(rot @ cols, DrakeR(rot.matrix()) @ cols, atol=TOL)
+
+
+def test_float32_gradient_finite_at_identity():
+    g = jax.grad(lambda R: jnp.sum(RotationMatrix(R).ToQuaternion()))(jnp.eye(3, dtype=jnp.float32))
+    assert np.all(np.isfinite(g))

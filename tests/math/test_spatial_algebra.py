@@ -171,7 +171,7 @@ def test_gradients():
         R = RotationMatrix(RollPitchYaw(x[12:15]))
         return (R @ A.ComposeWithMovingFrameAcceleration(x[:3], x[6:9], V, A)).get_coeffs()
 
-    check_grads(f, (x0,), order=1, modes=("fwd", "rev"), atol=GRAD_TOL, rtol=GRAD_TOL)
+    check_grads(jax.jit(f), (x0,), order=1, modes=("fwd", "rev"), atol=GRAD_TOL, rtol=GRAD_TOL)
     g = jax.grad(lambda x: jnp.sum(f(x)))(jnp.zeros(15))
     assert np.all(np.isfinite(g))
 
