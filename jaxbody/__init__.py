@@ -18,6 +18,7 @@ from jaxbody.plant import (
     JointActuatorIndex,
     JointIndex,
     ModelInstanceIndex,
+    MultibodyForces,
     MultibodyPlant,
     Parameters,
     RigidBody,
@@ -57,7 +58,7 @@ __version__ = "0.1.0"
 __all__ = [
     "BallJoint", "BallRpyJoint", "BodyFrame", "BodyIndex", "Context", "CylindricalJoint",
     "FixedOffsetFrame", "Frame", "FrameIndex", "JacobianWrtVariable", "Joint", "JointActuator",
-    "JointActuatorIndex", "JointIndex", "ModelInstanceIndex", "MultibodyPlant", "Parameters",
+    "JointActuatorIndex", "JointIndex", "ModelInstanceIndex", "MultibodyForces", "MultibodyPlant", "Parameters",
     "PlanarJoint", "PrismaticJoint", "QuaternionFloatingJoint", "RevoluteJoint", "RigidBody",
     "RigidTransform", "RollPitchYaw", "RotationMatrix", "RotationalInertia", "RpyFloatingJoint",
     "ScrewJoint", "SpatialAcceleration", "SpatialForce", "SpatialInertia", "SpatialMomentum",

@@ -16,11 +16,12 @@ from jaxbody.plant.elements import (
     default_model_instance,
     world_model_instance,
 )
+from jaxbody.plant.multibody_forces import MultibodyForces
 from jaxbody.plant.multibody_plant import MultibodyPlant
 
 __all__ = [
     "BodyFrame", "BodyIndex", "Context", "FixedOffsetFrame", "Frame", "FrameIndex",
     "JacobianWrtVariable", "JointActuator", "JointActuatorIndex", "JointIndex",
-    "ModelInstanceIndex", "MultibodyPlant", "Parameters", "RigidBody",
+    "ModelInstanceIndex", "MultibodyForces", "MultibodyPlant", "Parameters", "RigidBody",
     "default_model_instance", "world_model_instance",
 ]

@@ -73,6 +73,8 @@ class StateAPI:
             frame_p=jnp.asarray(frame_p, dtype),
             damping=jnp.asarray(self._default_damping, dtype),
             gravity=jnp.asarray(self._gravity, dtype),
+            rotor_inertia=jnp.asarray([a.default_rotor_inertia() for a in self._actuators], dtype),
+            gear_ratio=jnp.asarray([a.default_gear_ratio() for a in self._actuators], dtype),
         )
 
     def CreateDefaultContext(self, dtype=None) -> Context:

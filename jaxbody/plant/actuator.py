@@ -61,6 +61,22 @@ class JointActuator(MultibodyElement):
     def default_reflected_inertia(self) -> float:
         return self._rotor_inertia * self._gear_ratio**2
 
+    def rotor_inertia(self, context):
+        return context.parameters.rotor_inertia[int(self._index)]
+
+    def gear_ratio(self, context):
+        return context.parameters.gear_ratio[int(self._index)]
+
+    def SetRotorInertia(self, context, rotor_inertia):
+        """A new context with this actuator's rotor inertia (kg·m²)."""
+        return context._with_parameter("rotor_inertia", int(self._index), rotor_inertia)
+
+    def SetGearRatio(self, context, gear_ratio):
+        return context._with_parameter("gear_ratio", int(self._index), gear_ratio)
+
+    def calc_reflected_inertia(self, context):
+        return self.rotor_inertia(context) * self.gear_ratio(context) ** 2
+
     def _before_finalize(self, what):
         if self._plant is not None and self._plant.is_finalized():
             raise RuntimeError(f"JointActuator '{self._name}': {what} after Finalize()")

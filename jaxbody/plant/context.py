@@ -28,6 +28,9 @@ class Parameters:
         frame_p: (num_frames, 3) ``p_BoFo_B`` (m).
         damping: (num_velocities,) joint damping (N·m·s/rad or N·s/m).
         gravity: (3,) gravity vector in World (m/s²).
+        rotor_inertia: (num_actuators,) actuator rotor inertias (kg·m²).
+        gear_ratio: (num_actuators,) actuator gear ratios; the reflected inertia
+            ``rotor_inertia * gear_ratio²`` is added to the actuated dof's diagonal of M.
     """
 
     mass: jax.Array
@@ -37,6 +40,8 @@ class Parameters:
     frame_p: jax.Array
     damping: jax.Array
     gravity: jax.Array
+    rotor_inertia: jax.Array
+    gear_ratio: jax.Array
 
 
 def _check_shape(name, x, shape):

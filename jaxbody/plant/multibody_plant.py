@@ -23,6 +23,7 @@ import warnings
 import numpy as np
 
 from jaxbody.joints import Joint, QuaternionFloatingJoint, WeldJoint
+from jaxbody.plant._dynamics_api import DynamicsAPI
 from jaxbody.plant._kinematics_api import KinematicsAPI
 from jaxbody.plant._lookup_api import LookupAPI
 from jaxbody.plant._state_api import StateAPI
@@ -43,7 +44,7 @@ from jaxbody.plant.topology import compile_topology
 TRIANGLE_INEQUALITY_TOLERANCE = 1e-10
 
 
-class MultibodyPlant(LookupAPI, StateAPI, KinematicsAPI):
+class MultibodyPlant(LookupAPI, StateAPI, KinematicsAPI, DynamicsAPI):
     """A multibody model: the builder before ``Finalize()``, a pure-function engine after.
 
     Args:

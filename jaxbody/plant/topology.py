@@ -52,6 +52,7 @@ class Topology:
     dof_node: np.ndarray  # (nv,) node owning each velocity
     ancestor: np.ndarray  # (n, n) bool: ancestor[i, j] = j is i or an ancestor of i
     frame_node: np.ndarray  # (num_frames,) node of each frame's body
+    level_groups: tuple  # per level: ((nodes (k,), vidx (k, m)), ...) one entry per joint size m
     key: str  # content hash
 
     def __hash__(self):
@@ -161,6 +162,18 @@ def compile_topology(plant) -> Topology:
 
     frame_node = np.asarray([body_node[int(f.body().index())] for f in plant._frames], np.int64)
 
+    node_nv = np.zeros(nb, dtype=np.int64)
+    for node in range(1, nb):
+        node_nv[node] = joints[node_joint[node]].kind.nv
+    level_groups = []
+    for idx in levels:
+        entries = []
+        for m in sorted(set(node_nv[idx].tolist())):
+            nodes = idx[node_nv[idx] == m]
+            vidx = (v_start[nodes][:, None] + np.arange(m)[None, :]).astype(np.int64)
+            entries.append((nodes, vidx))
+        level_groups.append(tuple(entries))
+
     h = hashlib.sha256()
     for arr in (node_body, parent, node_joint, fparent, fchild, frame_node):
         h.update(arr.tobytes())
@@ -176,5 +189,5 @@ def compile_topology(plant) -> Topology:
         num_nodes=nb, nq=nq, nv=nv, node_body=node_body, body_node=body_node, parent=parent,
         depth=depth, levels=levels, node_joint=node_joint, frame_on_parent=fparent,
         frame_on_child=fchild, groups=tuple(groups), dof_node=dof_node, ancestor=ancestor,
-        frame_node=frame_node, key=key,
+        frame_node=frame_node, level_groups=tuple(level_groups), key=key,
     )

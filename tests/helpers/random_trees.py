@@ -35,6 +35,7 @@ class TreeSpec:
     coms: list
     I_cm: list  # central rotational inertia, in B
     joints: list  # JointSpec; bodies without a joint become free bodies
+    actuated: list = dataclasses.field(default_factory=list)  # (joint k, rotor inertia, gear)
 
 
 def random_rotation(rng):
@@ -73,7 +74,10 @@ def random_tree(rng, num_bodies, kinds=DRAKE_KINDS, free_fraction=0.1, world_fra
             R_PF=random_rotation(rng), p_PF=rng.uniform(-0.5, 0.5, 3),
             R_BM=random_rotation(rng), p_BM=rng.uniform(-0.3, 0.3, 3),
             axis=axis, pitch=float(rng.uniform(0.05, 0.5)), damping=float(rng.uniform(0, 1))))
-    return TreeSpec(masses, coms, I_cm, joints)
+    actuated = [(k, float(rng.uniform(0, 0.1)), float(rng.uniform(1, 50)))
+                for k, js in enumerate(joints)
+                if js.kind in ("revolute", "prismatic", "screw") and rng.uniform() < 0.6]
+    return TreeSpec(masses, coms, I_cm, joints, actuated)
 
 
 def _unit_inertia_about_Bo(mass, com, I_cm):
@@ -97,8 +101,16 @@ def build_jaxbody(spec):
         Mf = plant.AddFrame(jb.FixedOffsetFrame(f"M{k}", B.body_frame(),
                                                 jb.RigidTransform(jb.RotationMatrix(js.R_BM), js.p_BM)))
         plant.AddJoint(_make_joint(jb, js, f"joint{k}", F, Mf))
+    _add_actuators(plant, spec)
     plant.Finalize()
     return plant
+
+
+def _add_actuators(plant, spec):
+    for k, rotor, gear in spec.actuated:
+        a = plant.AddJointActuator(f"motor{k}", plant.GetJointByName(f"joint{k}"))
+        a.set_default_rotor_inertia(rotor)
+        a.set_default_gear_ratio(gear)
 
 
 def _make_joint(mod, js, name, F, M):
@@ -154,6 +166,7 @@ def build_drake(spec):
         Mf = plant.AddFrame(dt.FixedOffsetFrame(f"M{k}", B.body_frame(),
                                                 RigidTransform(RotationMatrix(js.R_BM), js.p_BM)))
         plant.AddJoint(_make_joint(mod, js, f"joint{k}", F, Mf))
+    _add_actuators(plant, spec)
     plant.Finalize()
     return plant
 

@@ -1,0 +1,232 @@
+"""Mass matrix, inverse and forward dynamics, energies and actuation matrices (Drake's API).
+
+The equations of motion are Drake's:
+    M(q) v̇ + C(q, v) v = τ_g(q) + τ_app + B u − D v + Σ_b J_bᵀ F_b,    q̇ = N(q) v,
+with D the joint damping, B the actuation matrix and F_b applied spatial forces on the bodies.
+M includes each actuator's reflected rotor inertia ``rotor_inertia · gear_ratio²``.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxbody.algorithms import aba, crba, energy, rnea
+from jaxbody.algorithms.dynamics_kinematics import dynamics_kinematics
+from jaxbody.algorithms.spatial import wrench_about_origin
+from jaxbody.plant.context import _check_shape
+
+
+class DynamicsAPI:
+    # --- Shared pieces ------------------------------------------------------------------------
+    def _dk(self, context, what):
+        self._check_context(context, what)
+        return dynamics_kinematics(self._topology, context.q, context.v, context.parameters)
+
+    def _actuated_dofs(self):
+        return np.asarray([a.joint().velocity_start() for a in self._actuators], np.int64)
+
+    def _reflected_inertia(self, context):
+        P = context.parameters
+        refl = jnp.zeros(self._topology.nv, context.v.dtype)
+        if not self._actuators:
+            return refl
+        return refl.at[self._actuated_dofs()].add(P.rotor_inertia * P.gear_ratio**2)
+
+    def _applied(self, context, dk, forces):
+        """(F_O (n, 6) in node order, τ (nv,)) from a `MultibodyForces` (or None)."""
+        if forces is None:
+            return None, None
+        F = forces.body_forces()[self._topology.node_body]
+        return wrench_about_origin(F, dk.pk.p_WB), forces.generalized_forces()
+
+    def _check_vector(self, what, x, n):
+        return _check_shape(what, x, (n,))
+
+    # --- Mass matrix -------------------------------------------------------------------------
+    def CalcMassMatrix(self, context):
+        """M(q): (nv, nv) by the composite-rigid-body algorithm (`algorithms/crba.py`)."""
+        dk = self._dk(context, "CalcMassMatrix")
+        return crba.mass_matrix(self._topology, dk, self._reflected_inertia(context))
+
+    def CalcMassMatrixViaInverseDynamics(self, context):
+        """M(q) column by column: M e_k = ID(q, v = 0, v̇ = e_k) (O(n²), for checking)."""
+        self._check_context(context, "CalcMassMatrixViaInverseDynamics")
+        ctx0 = context.replace(v=jnp.zeros_like(context.v))
+        dk = self._dk(ctx0, "CalcMassMatrixViaInverseDynamics")
+        refl = self._reflected_inertia(context)
+        eye = jnp.eye(self._topology.nv, dtype=context.v.dtype)
+        cols = jax.vmap(lambda e: rnea.inverse_dynamics(self._topology, dk, e) + refl * e)(eye)
+        return cols.T
+
+    # --- Inverse dynamics ----------------------------------------------------------------------
+    def CalcInverseDynamics(self, context, known_vdot, external_forces=None):
+        """τ = M v̇ + C(q, v) v − τ_app − Σ Jᵀ F_app (gravity and damping not included, as
+        in Drake: pass them in ``external_forces`` if wanted).
+
+        Args:
+            known_vdot: (nv,) generalized accelerations.
+            external_forces: `MultibodyForces` or None.
+        """
+        vdot = self._check_vector("CalcInverseDynamics: known_vdot", known_vdot,
+                                  self._topology.nv)
+        dk = self._dk(context, "CalcInverseDynamics")
+        F_O, tau = self._applied(context, dk, external_forces)
+        out = rnea.inverse_dynamics(self._topology, dk, vdot.astype(context.v.dtype), F_O, tau)
+        return out + self._reflected_inertia(context) * vdot
+
+    def CalcBiasTerm(self, context):
+        """C(q, v) v: (nv,), the Coriolis, centripetal and gyroscopic terms."""
+        dk = self._dk(context, "CalcBiasTerm")
+        return rnea.inverse_dynamics(self._topology, dk, jnp.zeros_like(context.v))
+
+    def CalcGravityGeneralizedForces(self, context):
+        """τ_g(q): (nv,), gravity's generalized forces, on the right-hand side of the EOM."""
+        dk = self._dk(context, "CalcGravityGeneralizedForces")
+        return energy.gravity_generalized_forces(self._topology, dk, context.parameters)
+
+    def CalcGeneralizedForces(self, context, forces):
+        """τ_app + Σ_b J_bᵀ F_b: the generalized forces equivalent to ``forces``."""
+        dk = self._dk(context, "CalcGeneralizedForces")
+        F_O, tau = self._applied(context, dk, forces)
+        return tau + rnea.project_to_joints(self._topology, dk, F_O.at[0].set(0.0))
+
+    # --- Actuation ----------------------------------------------------------------------------
+    def MakeActuationMatrix(self):
+        """B: (nv, num_actuators) with B[velocity_start(joint), actuator] = 1."""
+        self._require_finalized("MakeActuationMatrix")
+        B = np.zeros((self._topology.nv, len(self._actuators)))
+        for a in self._actuators:
+            B[a.joint().velocity_start(), int(a.index())] = 1.0
+        return B
+
+    def MakeActuatorSelectorMatrix(self, user_to_actuator_index_map):
+        """Su: (num_actuators, k) so that u = Su u_s, for actuator (or joint) indices."""
+        self._require_finalized("MakeActuatorSelectorMatrix")
+        from jaxbody.plant.elements import JointIndex
+
+        rows = []
+        for idx in user_to_actuator_index_map:
+            if isinstance(idx, JointIndex):
+                hits = [a for a in self._actuators if a.joint().index() == idx]
+                if not hits:
+                    raise ValueError(f"MakeActuatorSelectorMatrix: joint "
+                                     f"'{self._joints[int(idx)].name()}' is not actuated")
+                rows.append(int(hits[0].index()))
+            else:
+                rows.append(int(self.get_joint_actuator(idx).index()))
+        Su = np.zeros((len(self._actuators), len(rows)))
+        Su[rows, np.arange(len(rows))] = 1.0
+        return Su
+
+    def MakeStateSelectorMatrix(self, user_to_joint_index_map):
+        """Sx: (nqs + nvs, nq + nv) selecting [q_s; v_s] of the listed joints, in that order."""
+        self._require_finalized("MakeStateSelectorMatrix")
+        idx = [int(j) for j in user_to_joint_index_map]
+        if len(set(idx)) != len(idx):
+            raise ValueError("MakeStateSelectorMatrix: a joint is listed more than once")
+        joints = [self.get_joint(j) for j in idx]
+        qs = [k for j in joints for k in range(j.position_start(),
+                                                 j.position_start() + j.num_positions())]
+        vs = [k for j in joints for k in range(j.velocity_start(),
+                                                 j.velocity_start() + j.num_velocities())]
+        nq, nv = self._topology.nq, self._topology.nv
+        Sx = np.zeros((len(qs) + len(vs), nq + nv))
+        Sx[np.arange(len(qs)), qs] = 1.0
+        Sx[len(qs) + np.arange(len(vs)), nq + np.asarray(vs, np.int64)] = 1.0
+        return Sx
+
+    # --- Forward dynamics ---------------------------------------------------------------------
+    def _total_generalized_forces(self, context, actuation, forces):
+        tau = -context.parameters.damping * context.v
+        if actuation is not None:
+            u = self._check_vector("actuation", actuation, len(self._actuators))
+            tau = tau + jnp.asarray(self.MakeActuationMatrix(), context.v.dtype) @ u
+        if forces is not None:
+            tau = tau + forces.generalized_forces()
+        return tau
+
+    def CalcGeneralizedAccelerations(self, context, actuation=None, applied_forces=None,
+                                     method=None):
+        """v̇ of the continuous equations of motion (gravity, damping, actuation u, applied forces).
+
+        Args:
+            actuation: (num_actuators,) u, or None for zero.
+            applied_forces: `MultibodyForces`, or None.
+            method: "aba" (articulated-body algorithm) or "crba" (M by CRBA, then a Cholesky
+                solve); default: the plant's choice, ``forward_dynamics_method()``.
+        """
+        method = method or self.forward_dynamics_method()
+        dk = self._dk(context, "CalcGeneralizedAccelerations")
+        tau = self._total_generalized_forces(context, actuation, applied_forces)
+        F_O, _ = self._applied(context, dk, applied_forces)
+        topo, refl = self._topology, self._reflected_inertia(context)
+        if method == "aba":
+            return aba.forward_dynamics(topo, dk, tau, context.parameters.gravity, F_O, refl)
+        if method != "crba":
+            raise ValueError(f"forward dynamics method must be 'aba' or 'crba', got {method!r}")
+        M = crba.mass_matrix(topo, dk, refl)
+        rhs = (tau + energy.gravity_generalized_forces(topo, dk, context.parameters)
+               - rnea.inverse_dynamics(topo, dk, jnp.zeros_like(context.v), F_O))
+        return jax.scipy.linalg.cho_solve(jax.scipy.linalg.cho_factor(M), rhs)
+
+    def forward_dynamics_method(self) -> str:
+        """The forward-dynamics algorithm chosen at Finalize: CRBA + Cholesky for small trees
+        (nv <= 12), where one dense factorization beats ABA's per-level passes, and ABA above;
+        see benchmarks/dynamics.py for the measurements behind the threshold."""
+        self._require_finalized("forward_dynamics_method")
+        return "crba" if self._topology.nv <= 12 else "aba"
+
+    def CalcTimeDerivatives(self, context, actuation=None, applied_forces=None):
+        """ẋ = [N(q) v; v̇]: (nq + nv,) for a continuous plant (see CalcGeneralizedAccelerations)."""
+        vdot = self.CalcGeneralizedAccelerations(context, actuation, applied_forces)
+        return jnp.concatenate([self.MapVelocityToQDot(context, context.v), vdot])
+
+    def CalcImplicitTimeDerivativesResidual(self, context, proposed_derivatives, actuation=None,
+                                            applied_forces=None):
+        """Residual (nq + nv,) of the implicit EOM at ẋ = ``proposed_derivatives``:
+        [q̇ − N(q) v; M v̇ + C v − τ_g − τ_app − B u + D v − Σ Jᵀ F]; zero at the true ẋ."""
+        nq, nv = self._topology.nq, self._topology.nv
+        xdot = self._check_vector("CalcImplicitTimeDerivativesResidual: proposed_derivatives",
+                                  proposed_derivatives, nq + nv)
+        qdot, vdot = xdot[:nq], xdot[nq:]
+        r_q = qdot - self.MapVelocityToQDot(context, context.v)
+        dk = self._dk(context, "CalcImplicitTimeDerivativesResidual")
+        F_O, _ = self._applied(context, dk, applied_forces)
+        tau = self._total_generalized_forces(context, actuation, applied_forces)
+        r_v = (rnea.inverse_dynamics(self._topology, dk, vdot, F_O)
+               + self._reflected_inertia(context) * vdot - tau
+               - energy.gravity_generalized_forces(self._topology, dk, context.parameters))
+        return jnp.concatenate([r_q, r_v])
+
+    # --- Energy and power -------------------------------------------------------------------
+    def CalcKineticEnergy(self, context):
+        """½ vᵀ M(q) v (J), including reflected rotor inertia."""
+        dk = self._dk(context, "CalcKineticEnergy")
+        refl = self._reflected_inertia(context)
+        return energy.kinetic_energy(dk) + 0.5 * jnp.sum(refl * context.v**2)
+
+    def CalcPotentialEnergy(self, context):
+        """Gravitational potential energy −Σ m g·p_WBcm (J); force elements add theirs."""
+        dk = self._dk(context, "CalcPotentialEnergy")
+        return energy.potential_energy(self._topology, dk.pk, context.parameters)
+
+    def CalcConservativePower(self, context):
+        """Pc = −dU/dt (W)."""
+        dk = self._dk(context, "CalcConservativePower")
+        return energy.conservative_power(self._topology, dk.pk, dk.vk, context.parameters)
+
+    def CalcNonConservativePower(self, context):
+        """Power of the force elements' non-conservative forces (W), as Drake defines it.
+
+        Joint damping is not a force element and is not counted (pydrake returns 0 for a plant
+        with only joint damping); its power is ``-vᵀ D v``, see `CalcJointDampingPower`.
+        """
+        self._check_context(context, "CalcNonConservativePower")
+        return jnp.zeros((), context.v.dtype)
+
+    def CalcJointDampingPower(self, context):
+        """Power dissipated by joint damping, ``-vᵀ D v`` (W, <= 0)."""
+        self._check_context(context, "CalcJointDampingPower")
+        return -jnp.sum(context.parameters.damping * context.v**2)
