@@ -2,13 +2,15 @@
 
 A `ModelSpec` lists bodies in topological order (parent before child). Each body has a mass,
 a center of mass ``p_BoBcm_B``, a central inertia ``I_Bcm_B``, and an inboard joint: either a
-revolute joint about ``axis`` whose frame J is fixed in the parent at ``X_PJ = (R_PJ, p_PJ)``
-(the child's frame B coincides with J at q = 0), or the free floating base (world-attached).
+revolute or prismatic joint along ``axis`` whose frame J is fixed in the parent at
+``X_PJ = (R_PJ, p_PJ)`` (the child's frame B coincides with J at q = 0), or the free floating
+base (world-attached).
 
 q and v layouts. jaxbody and Drake share one layout (mobilized bodies depth-first); their
 quaternion floating joint has ``q = [qw, qx, qy, qz, x, y, z]`` and ``v = [w_WB_W; v_WBo_W]``
 (both in World). Pinocchio's free flyer has ``q = [x, y, z, qx, qy, qz, qw]`` and
-``v = [R_WBᵀ v_WBo_W; R_WBᵀ w_WB_W]`` (local frame). `to_pinocchio` is the one converter.
+``v = [R_WBᵀ v_WBo_W; R_WBᵀ w_WB_W]`` (local frame). `PinocchioCoordinates` is the one
+converter (q, v, v̇, τ and M); `to_pinocchio` is its shorthand for q and v.
 """
 
 from __future__ import annotations
@@ -24,8 +26,8 @@ POSE_TOL = 1e-10  # agreement required between engines (float64), relative to ma
 class BodySpec:
     name: str
     parent: int  # index into ModelSpec.bodies; -1 is the world
-    joint: str  # "revolute" or "free"
-    axis: np.ndarray  # revolute axis, unit, in J (= in B)
+    joint: str  # "revolute", "prismatic" or "free"
+    axis: np.ndarray  # revolute or prismatic axis, unit, in J (= in B)
     R_PJ: np.ndarray
     p_PJ: np.ndarray
     mass: float
@@ -153,7 +155,8 @@ def _build_plant(spec, mod, math_mod, plant):
         P = plant.world_body() if b.parent < 0 else bodies[b.parent]
         X_PJ = math_mod.RigidTransform(math_mod.RotationMatrix(b.R_PJ), b.p_PJ)
         J = plant.AddFrame(mod.FixedOffsetFrame(f"{b.name}_J", P.body_frame(), X_PJ))
-        plant.AddJoint(mod.RevoluteJoint(b.name, J, body.body_frame(), b.axis))
+        joint = mod.RevoluteJoint if b.joint == "revolute" else mod.PrismaticJoint
+        plant.AddJoint(joint(b.name, J, body.body_frame(), b.axis))
     plant.Finalize()
     return plant, bodies
 
@@ -183,9 +186,12 @@ def build_pinocchio(spec):
         if b.joint == "free":
             jm, placement = pin.JointModelFreeFlyer(), pin.SE3.Identity()
         else:
-            jm, placement = pin.JointModelRevoluteUnaligned(b.axis), pin.SE3(b.R_PJ, b.p_PJ)
+            jm = (pin.JointModelRevoluteUnaligned if b.joint == "revolute"
+                  else pin.JointModelPrismaticUnaligned)(b.axis)
+            placement = pin.SE3(b.R_PJ, b.p_PJ)
         jid = model.addJoint(parent, jm, placement, b.name)
         model.appendBodyToJoint(jid, pin.Inertia(b.mass, b.com, b.I_com), pin.SE3.Identity())
+    model.gravity = pin.Motion(np.array([0.0, 0.0, -9.81]), np.zeros(3))  # Drake's default
     return model
 
 
@@ -209,8 +215,9 @@ class Engines:
         return self.pinocchio.nv
 
 
-def build(name) -> Engines:
-    spec = MODELS[name]()
+def build(name_or_spec) -> Engines:
+    """The three engines for a model of `MODELS` (by name) or for any `ModelSpec`."""
+    spec = MODELS[name_or_spec]() if isinstance(name_or_spec, str) else name_or_spec
     (pj, bj), (pd, bd), pm = build_jaxbody(spec), build_drake(spec), build_pinocchio(spec)
     q_perm, free_v = np.zeros(pm.nq, np.int64), []
     for i, b in enumerate(spec.bodies):
@@ -228,26 +235,65 @@ def build(name) -> Engines:
     return Engines(spec, (pj, bj), (pd, bd), pm, q_perm, free_v)
 
 
+class PinocchioCoordinates:
+    """The one converter from the jaxbody/Drake layout to Pinocchio's, at configurations q.
+
+    Pinocchio's velocities are ``v_pin = T(q) v`` with T the velocity permutation, and for each
+    free base the block ``[w_W; v_W] -> [R_WBᵀ v_W; R_WBᵀ w_W]``. T is orthogonal, so power
+    (τᵀ v) and kinetic energy (vᵀ M v) are kept by ``τ_pin = T⁻ᵀ τ = T τ`` and
+    ``M_pin = T⁻ᵀ M T⁻¹ = T M Tᵀ``. Pinocchio's free-flyer acceleration is the time derivative
+    of its (body-frame) velocity, ``v̇_pin = T v̇ + Ṫ v``: for each free base
+    ``[R_WBᵀ a_W - w_B × v_B; R_WBᵀ ẇ_W]`` with ``w_B = R_WBᵀ w_W``, ``v_B = R_WBᵀ v_W``.
+
+    Args:
+        engines: an `Engines`.
+        q: (..., nq) configurations in the jaxbody/Drake layout; every other array passed to
+            the methods has the same leading shape.
+    """
+
+    def __init__(self, engines, q):
+        q = np.asarray(q, float)
+        self.q = q[..., engines.q_perm]  # q_pin
+        nv = engines.nv
+        T = np.zeros(q.shape[:-1] + (nv, nv))
+        for i, b in enumerate(engines.spec.bodies):
+            if b.joint != "free":
+                T[..., engines.pinocchio.joints[i + 1].idx_v,
+                  engines.drake[0].GetJointByName(b.name).velocity_start()] = 1.0
+        self._free = []  # (Drake v start, Pinocchio v start, R_WB (..., 3, 3))
+        for (s, t), qs in zip(engines.free_v, _free_q_starts(engines)):
+            R_WB = quat_to_rotation(q[..., qs:qs + 4])
+            R_BW = np.swapaxes(R_WB, -1, -2)
+            T[..., t:t + 3, s + 3:s + 6] = R_BW
+            T[..., t + 3:t + 6, s:s + 3] = R_BW
+            self._free.append((s, t, R_BW))
+        self.T = T  # (..., nv, nv)
+
+    def v(self, v):
+        return np.einsum("...ij,...j->...i", self.T, np.asarray(v, float))
+
+    def tau(self, tau):
+        """Generalized forces (gravity, bias, inverse dynamics), τ_pin = T⁻ᵀ τ = T τ."""
+        return self.v(tau)
+
+    def M(self, M):
+        return self.T @ np.asarray(M, float) @ np.swapaxes(self.T, -1, -2)
+
+    def vdot(self, vdot, v):
+        """Accelerations: T v̇ + Ṫ v (needs the velocities v, jaxbody/Drake layout)."""
+        a, v = self.v(vdot), np.asarray(v, float)
+        for s, t, R_BW in self._free:
+            w_B = np.einsum("...ij,...j->...i", R_BW, v[..., s:s + 3])
+            v_B = np.einsum("...ij,...j->...i", R_BW, v[..., s + 3:s + 6])
+            a[..., t:t + 3] -= np.cross(w_B, v_B)
+        return a
+
+
 def to_pinocchio(engines, q, v=None):
     """Converts q (..., nq) and optionally v (..., nv) from the jaxbody/Drake layout to
     Pinocchio's. Returns ``q_pin`` or ``(q_pin, v_pin)``."""
-    q = np.asarray(q, float)
-    q_pin = q[..., engines.q_perm]
-    if v is None:
-        return q_pin
-    v = np.asarray(v, float)
-    v_perm = np.zeros(engines.nv, np.int64)
-    for i, b in enumerate(engines.spec.bodies):
-        if b.joint == "revolute":
-            v_perm[engines.pinocchio.joints[i + 1].idx_v] = \
-                engines.drake[0].GetJointByName(b.name).velocity_start()
-    v_pin = v[..., v_perm]
-    for (s, t), qs in zip(engines.free_v, _free_q_starts(engines)):
-        R_WB = quat_to_rotation(q[..., qs:qs + 4])
-        w_W, v_W = v[..., s:s + 3], v[..., s + 3:s + 6]
-        v_pin[..., t:t + 3] = np.einsum("...ji,...j->...i", R_WB, v_W)
-        v_pin[..., t + 3:t + 6] = np.einsum("...ji,...j->...i", R_WB, w_W)
-    return q_pin, v_pin
+    c = PinocchioCoordinates(engines, q)
+    return c.q if v is None else (c.q, c.v(v))
 
 
 def _free_q_starts(engines):
