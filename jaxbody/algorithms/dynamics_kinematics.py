@@ -62,7 +62,7 @@ def dynamics_kinematics(topo, q, v, params) -> DynamicsKinematics:
 
 def per_node(topo, per_dof):
     """Sums (nv, k) per-dof rows into (n, k) per-node rows."""
-    return jax.ops.segment_sum(per_dof, topo.dof_node, num_segments=topo.num_nodes)
+    return kin._sum_by_node(topo, per_dof)
 
 
 def subtree_sum(topo, x):

@@ -24,6 +24,7 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 
 class JointKinematics(NamedTuple):
@@ -54,24 +55,44 @@ def _rt(R):
     return jnp.swapaxes(R, -1, -2)
 
 
+def _assemble(parts, index_sets, total, fill):
+    """Concatenates per-group rows and puts them in index order (a static gather, no scatter).
+
+    ``parts[i]`` holds the rows for indices ``index_sets[i]``; rows of indices in no set get
+    ``fill`` (one row broadcast).
+    """
+    covered = np.concatenate([np.asarray(i).reshape(-1) for i in index_sets] + [np.zeros(0, int)])
+    missing = np.setdiff1d(np.arange(total), covered)
+    rows = list(parts)
+    if len(missing):
+        rows.append(jnp.broadcast_to(fill, (len(missing),) + fill.shape))
+    order = np.concatenate([covered, missing]).astype(np.int64)
+    stacked = jnp.concatenate(rows, 0) if len(rows) > 1 else rows[0]
+    return stacked[np.argsort(order)]
+
+
 @partial(jax.jit, static_argnums=0)
 def joint_kinematics(topo, q, v=None) -> JointKinematics:
     """Evaluates every joint's kernel, grouped by kind (see `jaxbody.joints.kinds`)."""
     n, dtype = topo.num_nodes, q.dtype
-    R_FM = jnp.broadcast_to(jnp.eye(3, dtype=dtype), (n, 3, 3))
-    p_FM = jnp.zeros((n, 3), dtype)
-    H = jnp.zeros((topo.nv, 6), dtype)
-    Hdot_v = jnp.zeros((n, 6), dtype)
+    Rs, ps, Hs, Hds, node_sets, dof_sets = [], [], [], [], [], []
     for g in topo.groups:
         qg = q[g.qidx] if g.kind.nq else jnp.zeros((len(g.nodes), 0), dtype)
         R, p = g.kind.transform(qg, g.constants)
-        R_FM = R_FM.at[g.nodes].set(R.astype(dtype))
-        p_FM = p_FM.at[g.nodes].set(p.astype(dtype))
+        Rs.append(R.astype(dtype))
+        ps.append(p.astype(dtype))
+        node_sets.append(g.nodes)
+        if v is not None:
+            Hds.append(g.kind.subspace_dot_v(qg, v[g.vidx], g.constants).astype(dtype))
         if g.kind.nv:
             Hg = g.kind.subspace(qg, g.constants)  # (k, 6, nv)
-            H = H.at[g.vidx.reshape(-1)].set(jnp.swapaxes(Hg, 1, 2).reshape(-1, 6))
-            if v is not None:
-                Hdot_v = Hdot_v.at[g.nodes].set(g.kind.subspace_dot_v(qg, v[g.vidx], g.constants))
+            Hs.append(jnp.swapaxes(Hg, 1, 2).reshape(-1, 6).astype(dtype))
+            dof_sets.append(g.vidx.reshape(-1))
+    R_FM = _assemble(Rs, node_sets, n, jnp.eye(3, dtype=dtype))
+    p_FM = _assemble(ps, node_sets, n, jnp.zeros(3, dtype))
+    H = _assemble(Hs, dof_sets, topo.nv, jnp.zeros(6, dtype)) if Hs else jnp.zeros((0, 6), dtype)
+    Hdot_v = (_assemble(Hds, node_sets, n, jnp.zeros(6, dtype)) if v is not None
+              else jnp.zeros((n, 6), dtype))
     return JointKinematics(R_FM, p_FM, H, Hdot_v)
 
 
@@ -95,15 +116,14 @@ def position_kinematics(topo, q, params, jk=None) -> PositionKinematics:
     R_PB = R_PF @ R_FB
     p_PB = p_PF + jnp.einsum("nij,nj->ni", R_PF, p_FB)
 
-    n = topo.num_nodes
-    R_WB = jnp.broadcast_to(jnp.eye(3, dtype=dtype), (n, 3, 3))
-    p_WB = jnp.zeros((n, 3), dtype)
-    # ---- base-to-tip: X_WB = X_WP X_PB -------------------------------------------------------
-    for idx in topo.levels:
-        par = topo.parent[idx]
-        R_WP = R_WB[par]
-        R_WB = R_WB.at[idx].set(R_WP @ R_PB[idx])
-        p_WB = p_WB.at[idx].set(p_WB[par] + jnp.einsum("kij,kj->ki", R_WP, p_PB[idx]))
+    # ---- base-to-tip: X_WB = X_WP X_PB ---------------------------------------------------------
+    R_lv, p_lv = [jnp.eye(3, dtype=dtype)[None]], [jnp.zeros((1, 3), dtype)]
+    for idx, pos in zip(topo.levels, _parent_positions(topo)):
+        R_WP = R_lv[-1][pos]
+        R_lv.append(R_WP @ R_PB[idx])
+        p_lv.append(p_lv[-1][pos] + jnp.einsum("kij,kj->ki", R_WP, p_PB[idx]))
+    R_WB = _from_levels(topo, R_lv)
+    p_WB = _from_levels(topo, p_lv)
 
     R_WP_all = R_WB[jnp.maximum(topo.parent, 0)]
     R_WF = R_WP_all @ R_PF
@@ -116,24 +136,43 @@ def position_kinematics(topo, q, params, jk=None) -> PositionKinematics:
     return PositionKinematics(R_WB, p_WB, R_WF, p_MoBo_W, H_W)
 
 
+def _parent_positions(topo):
+    """For each level, the position of each node's parent within the previous level."""
+    pos = np.zeros(topo.num_nodes, dtype=np.int64)
+    out = []
+    for idx in topo.levels:
+        out.append(pos[topo.parent[idx]])
+        pos[idx] = np.arange(len(idx))
+    return out
+
+
+def _from_levels(topo, per_level):
+    """Level-ordered rows (world first) -> node order, by one static gather."""
+    order = np.concatenate([np.zeros(1, np.int64)] + list(topo.levels))
+    return jnp.concatenate(per_level, 0)[np.argsort(order)]
+
+
 def _sum_by_node(topo, per_dof):
-    """Sums (nv, 6) per-dof rows into (n, 6) per-node rows."""
-    return jax.ops.segment_sum(per_dof, topo.dof_node, num_segments=topo.num_nodes)
+    """Sums (nv, k) per-dof rows into (n, k) per-node rows (a static 0/1 matrix product)."""
+    owner = np.zeros((topo.num_nodes, topo.nv))
+    owner[topo.dof_node, np.arange(topo.nv)] = 1.0
+    return jnp.asarray(owner, per_dof.dtype) @ per_dof
 
 
 @partial(jax.jit, static_argnums=0)
 def velocity_kinematics(topo, pk: PositionKinematics, v) -> VelocityKinematics:
     """Spatial velocities V_WB of all nodes (about Bo, in W)."""
     V_PB_W = _sum_by_node(topo, pk.H_W * v[:, None])
-    V_WB = jnp.zeros_like(V_PB_W)
     # ---- base-to-tip: V_WB = V_WP shifted to Bo + V_PB -------------------------------------
-    for idx in topo.levels:
+    V_lv = [jnp.zeros((1, 6), V_PB_W.dtype)]
+    for idx, pos in zip(topo.levels, _parent_positions(topo)):
         par = topo.parent[idx]
-        w_WP, v_WP = V_WB[par, :3], V_WB[par, 3:]
+        w_WP, v_WP = V_lv[-1][pos, :3], V_lv[-1][pos, 3:]
         r = pk.p_WB[idx] - pk.p_WB[par]
         w = w_WP + V_PB_W[idx, :3]
         vv = v_WP + jnp.cross(w_WP, r) + V_PB_W[idx, 3:]
-        V_WB = V_WB.at[idx].set(jnp.concatenate([w, vv], -1))
+        V_lv.append(jnp.concatenate([w, vv], -1))
+    V_WB = _from_levels(topo, V_lv)
     return VelocityKinematics(V_WB, V_PB_W)
 
 
@@ -148,15 +187,17 @@ def acceleration_kinematics(topo, pk, vk, jk, vdot):
     centripetal = jnp.cross(w_PB, jnp.cross(w_PB, pk.p_MoBo_W))
     A_PB_W = A_PB_W + jnp.concatenate([hd_w, hd_v + centripetal], -1)
 
-    A_WB = jnp.zeros_like(A_PB_W)
     # ---- base-to-tip: ComposeWithMovingFrame ------------------------------------------------
-    for idx in topo.levels:
+    A_lv = [jnp.zeros((1, 6), A_PB_W.dtype)]
+    for idx, pos in zip(topo.levels, _parent_positions(topo)):
         par = topo.parent[idx]
-        w_WP, al_WP, a_WP = vk.V_WB[par, :3], A_WB[par, :3], A_WB[par, 3:]
+        w_WP = vk.V_WB[par, :3]
+        al_WP, a_WP = A_lv[-1][pos, :3], A_lv[-1][pos, 3:]
         r = pk.p_WB[idx] - pk.p_WB[par]
         w_PB_i, v_PB_i = vk.V_PB_W[idx, :3], vk.V_PB_W[idx, 3:]
         alpha = al_WP + A_PB_W[idx, :3] + jnp.cross(w_WP, w_PB_i)
         a = (a_WP + jnp.cross(al_WP, r) + jnp.cross(w_WP, jnp.cross(w_WP, r))
              + A_PB_W[idx, 3:] + 2.0 * jnp.cross(w_WP, v_PB_i))
-        A_WB = A_WB.at[idx].set(jnp.concatenate([alpha, a], -1))
+        A_lv.append(jnp.concatenate([alpha, a], -1))
+    A_WB = _from_levels(topo, A_lv)
     return A_WB

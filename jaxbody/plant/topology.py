@@ -14,6 +14,8 @@ import hashlib
 
 import numpy as np
 
+from jaxbody.plant.dof_tree import DofTree, compile_dof_tree
+
 
 @dataclasses.dataclass(frozen=True)
 class KindGroup:
@@ -53,6 +55,7 @@ class Topology:
     ancestor: np.ndarray  # (n, n) bool: ancestor[i, j] = j is i or an ancestor of i
     frame_node: np.ndarray  # (num_frames,) node of each frame's body
     level_groups: tuple  # per level: ((nodes (k,), vidx (k, m)), ...) one entry per joint size m
+    dof_tree: DofTree  # multi-dof joints expanded into single-dof chains (see dof_tree.py)
     key: str  # content hash
 
     def __hash__(self):
@@ -189,5 +192,6 @@ def compile_topology(plant) -> Topology:
         num_nodes=nb, nq=nq, nv=nv, node_body=node_body, body_node=body_node, parent=parent,
         depth=depth, levels=levels, node_joint=node_joint, frame_on_parent=fparent,
         frame_on_child=fchild, groups=tuple(groups), dof_node=dof_node, ancestor=ancestor,
-        frame_node=frame_node, level_groups=tuple(level_groups), key=key,
+        frame_node=frame_node, level_groups=tuple(level_groups),
+        dof_tree=compile_dof_tree(nb, parent, v_start, node_nv), key=key,
     )
