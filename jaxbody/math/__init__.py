@@ -6,7 +6,6 @@ Public API: explicit re-exports only.
 
 from jaxbody.math.inertia import (
     RotationalInertia,
-    SpatialInertia,
     UnitInertia,
     rotational_inertia_about_com,
     spatial_inertia_matrix,
@@ -36,6 +35,7 @@ from jaxbody.math.spatial_algebra import (
     SpatialVelocity,
     rotate,
 )
+from jaxbody.math.spatial_inertia import SpatialInertia
 
 __all__ = [
     "GIMBAL_LOCK_TOLERANCE_COS_PITCH",

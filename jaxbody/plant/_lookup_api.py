@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from jaxbody.plant.elements import ModelInstanceIndex
 
 
@@ -207,3 +209,51 @@ class LookupAPI:
     def GetFloatingBaseBodies(self):
         self._require_finalized("GetFloatingBaseBodies")
         return {b.index() for b in self._bodies[1:] if b.is_floating()}
+
+    # --- Limits (Drake: whole-plant vectors in q, v or actuator order) -------------------------
+    def _stack_limits(self, what, which, start, count, getter):
+        self._require_finalized(what)
+        out = np.full(getattr(self._topology, which), np.nan)
+        for j in self._joints:
+            out[start(j): start(j) + count(j)] = getter(j)
+        return out
+
+    def GetPositionLowerLimits(self):
+        return self._stack_limits("GetPositionLowerLimits", "nq",
+                                  lambda j: j.position_start(), lambda j: j.num_positions(),
+                                  lambda j: j.position_lower_limits())
+
+    def GetPositionUpperLimits(self):
+        return self._stack_limits("GetPositionUpperLimits", "nq",
+                                  lambda j: j.position_start(), lambda j: j.num_positions(),
+                                  lambda j: j.position_upper_limits())
+
+    def GetVelocityLowerLimits(self):
+        return self._stack_limits("GetVelocityLowerLimits", "nv",
+                                  lambda j: j.velocity_start(), lambda j: j.num_velocities(),
+                                  lambda j: j.velocity_lower_limits())
+
+    def GetVelocityUpperLimits(self):
+        return self._stack_limits("GetVelocityUpperLimits", "nv",
+                                  lambda j: j.velocity_start(), lambda j: j.num_velocities(),
+                                  lambda j: j.velocity_upper_limits())
+
+    def GetAccelerationLowerLimits(self):
+        return self._stack_limits("GetAccelerationLowerLimits", "nv",
+                                  lambda j: j.velocity_start(), lambda j: j.num_velocities(),
+                                  lambda j: j.acceleration_lower_limits())
+
+    def GetAccelerationUpperLimits(self):
+        return self._stack_limits("GetAccelerationUpperLimits", "nv",
+                                  lambda j: j.velocity_start(), lambda j: j.num_velocities(),
+                                  lambda j: j.acceleration_upper_limits())
+
+    def GetEffortLowerLimits(self):
+        """(num_actuators,) ``-effort_limit`` of each actuator."""
+        self._require_finalized("GetEffortLowerLimits")
+        return -np.asarray([a.effort_limit() for a in self._actuators], float)
+
+    def GetEffortUpperLimits(self):
+        """(num_actuators,) ``effort_limit`` of each actuator."""
+        self._require_finalized("GetEffortUpperLimits")
+        return np.asarray([a.effort_limit() for a in self._actuators], float)

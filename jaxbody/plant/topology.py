@@ -54,7 +54,6 @@ class Topology:
     dof_node: np.ndarray  # (nv,) node owning each velocity
     ancestor: np.ndarray  # (n, n) bool: ancestor[i, j] = j is i or an ancestor of i
     frame_node: np.ndarray  # (num_frames,) node of each frame's body
-    level_groups: tuple  # per level: ((nodes (k,), vidx (k, m)), ...) one entry per joint size m
     dof_tree: DofTree  # multi-dof joints expanded into single-dof chains (see dof_tree.py)
     key: str  # content hash
 
@@ -168,14 +167,6 @@ def compile_topology(plant) -> Topology:
     node_nv = np.zeros(nb, dtype=np.int64)
     for node in range(1, nb):
         node_nv[node] = joints[node_joint[node]].kind.nv
-    level_groups = []
-    for idx in levels:
-        entries = []
-        for m in sorted(set(node_nv[idx].tolist())):
-            nodes = idx[node_nv[idx] == m]
-            vidx = (v_start[nodes][:, None] + np.arange(m)[None, :]).astype(np.int64)
-            entries.append((nodes, vidx))
-        level_groups.append(tuple(entries))
 
     h = hashlib.sha256()
     for arr in (node_body, parent, node_joint, fparent, fchild, frame_node):
@@ -192,6 +183,6 @@ def compile_topology(plant) -> Topology:
         num_nodes=nb, nq=nq, nv=nv, node_body=node_body, body_node=body_node, parent=parent,
         depth=depth, levels=levels, node_joint=node_joint, frame_on_parent=fparent,
         frame_on_child=fchild, groups=tuple(groups), dof_node=dof_node, ancestor=ancestor,
-        frame_node=frame_node, level_groups=tuple(level_groups),
+        frame_node=frame_node,
         dof_tree=compile_dof_tree(nb, parent, v_start, node_nv), key=key,
     )

@@ -273,3 +273,25 @@ def test_equal_models_compare_equal():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert jb.MultibodyPlant(0.0) != jb.MultibodyPlant(0.0)  # unfinalized: identity
+
+
+def test_plant_limits_vectors(plant):
+    a = plant.AddRigidBody("a", box_inertia())
+    b = plant.AddRigidBody("b", box_inertia())
+    j1 = plant.AddJoint(jb.RevoluteJoint("j1", plant.world_frame(), a.body_frame(), [0, 0, 1],
+                                         -1.0, 2.0))
+    j2 = plant.AddJoint(jb.PrismaticJoint("j2", a.body_frame(), b.body_frame(), [1, 0, 0], -0.5, 0.5))
+    j2.set_velocity_limits([-3.0], [3.0])
+    j1.set_acceleration_limits([-10.0], [10.0])
+    plant.AddJointActuator("m", j1, 7.0)
+    with pytest.raises(RuntimeError, match="Finalize"):
+        plant.GetPositionLowerLimits()
+    plant.Finalize()
+    np.testing.assert_array_equal(plant.GetPositionLowerLimits(), [-1.0, -0.5])
+    np.testing.assert_array_equal(plant.GetPositionUpperLimits(), [2.0, 0.5])
+    np.testing.assert_array_equal(plant.GetVelocityLowerLimits(), [-np.inf, -3.0])
+    np.testing.assert_array_equal(plant.GetVelocityUpperLimits(), [np.inf, 3.0])
+    np.testing.assert_array_equal(plant.GetAccelerationLowerLimits(), [-10.0, -np.inf])
+    np.testing.assert_array_equal(plant.GetAccelerationUpperLimits(), [10.0, np.inf])
+    np.testing.assert_array_equal(plant.GetEffortLowerLimits(), [-7.0])
+    np.testing.assert_array_equal(plant.GetEffortUpperLimits(), [7.0])
