@@ -1,20 +1,13 @@
 """Drake's `RotationalInertia` and `UnitInertia` as immutable JAX pytrees, and the pure inertia
 kernels that `SpatialInertia` (in `spatial_inertia.py`) and the multibody algorithms share.
 
-A `SpatialInertia` ``M_SP_E`` is Drake's triple (mass, ``p_PScm_E``, ``G_SP_E``): mass (kg), the
-position of S's center of mass from the about-point P (m), and the unit inertia (rotational
-inertia per unit mass, m²) of S about P -- not about the center of mass. Leaves may carry leading
-batch axes: ``mass: (...)``, ``p: (..., 3)``, ``G: (..., 3, 3)``. The 6x6 form is Drake's
-[angular; linear] ``[[m G, m [p]x], [-m [p]x, m 1]]``. Names follow ``pydrake.multibody.tree``.
-
-Validity checks (``ValueError``; pydrake raises ``RuntimeError``) run only on concrete values;
-under ``jit``/``vmap``/``grad`` no check is made.
+A `RotationalInertia` ``I_BP_E`` (kg·m²) is a symmetric 3 × 3 matrix of a body B about a point
+P, expressed in E; a `UnitInertia` ``G_BP_E`` (m²) is the same per unit mass. Leaves may carry
+leading batch axes ``(..., 3, 3)``. Validity checks (``ValueError``) run only on concrete values.
 
 Example:
-    >>> import jax.numpy as jnp
-    >>> M_BBo_B = SpatialInertia.SolidBoxWithMass(2.0, 0.1, 0.2, 0.3)
-    >>> M_BQ_B = M_BBo_B.Shift(jnp.array([0.0, 0.0, -0.15]))   # about a face center Q
-    >>> L = M_BQ_B * SpatialVelocity(jnp.array([0.0, 0.0, 1.0]), jnp.zeros(3))
+    >>> G = UnitInertia.SolidBox(0.1, 0.2, 0.3)
+    >>> I = RotationalInertia(1.0, 2.0, 3.0).ShiftFromCenterOfMass(2.0, jnp.array([0.0, 0.0, 0.5]))
 """
 
 from __future__ import annotations
