@@ -52,16 +52,66 @@ from jaxbody.math import (
     SpatialVelocity,
     UnitInertia,
 )
+from jaxbody.forces import (
+    DoorHinge,
+    DoorHingeConfig,
+    ExternallyAppliedSpatialForce,
+    ForceElement,
+    ForceElementIndex,
+    LinearBushingRollPitchYaw,
+    LinearSpringDamper,
+    PrismaticSpring,
+    RevoluteSpring,
+    UniformGravityFieldElement,
+)
+from jaxbody.simulation import (
+    RolloutResult,
+    explicit_euler_step,
+    rk4_step,
+    rollout,
+    semi_implicit_euler_step,
+    simulate_adaptive,
+)
+from jaxbody.geometry import (
+    AddContactMaterial,
+    Box,
+    CalcContactFrictionFromSurfaceProperties,
+    Capsule,
+    Convex,
+    CoulombFriction,
+    Cylinder,
+    Ellipsoid,
+    GeometryId,
+    HalfSpace,
+    IllustrationProperties,
+    Mesh,
+    ProximityProperties,
+    RegisteredGeometry,
+    Role,
+    Shape,
+    Sphere,
+)
+from jaxbody.parsers import PackageMap, ParseError, ParseWarning, Parser
 
 __version__ = "0.1.0"
 
 __all__ = [
     "BallJoint", "BallRpyJoint", "BodyFrame", "BodyIndex", "Context", "CylindricalJoint",
     "FixedOffsetFrame", "Frame", "FrameIndex", "JacobianWrtVariable", "Joint", "JointActuator",
-    "JointActuatorIndex", "JointIndex", "ModelInstanceIndex", "MultibodyForces", "MultibodyPlant", "Parameters",
+    "JointActuatorIndex", "JointIndex", "ModelInstanceIndex", "MultibodyForces", "MultibodyPlant",
+    "Parameters",
     "PlanarJoint", "PrismaticJoint", "QuaternionFloatingJoint", "RevoluteJoint", "RigidBody",
     "RigidTransform", "RollPitchYaw", "RotationMatrix", "RotationalInertia", "RpyFloatingJoint",
     "ScrewJoint", "SpatialAcceleration", "SpatialForce", "SpatialInertia", "SpatialMomentum",
     "SpatialVelocity", "TranslationalJoint", "UnitInertia", "UniversalJoint", "WeldJoint",
     "default_model_instance", "world_model_instance",
+    "DoorHinge", "DoorHingeConfig", "ExternallyAppliedSpatialForce", "ForceElement",
+    "ForceElementIndex", "LinearBushingRollPitchYaw", "LinearSpringDamper", "PrismaticSpring",
+    "RevoluteSpring", "UniformGravityFieldElement",
+    "RolloutResult", "explicit_euler_step", "rk4_step", "rollout", "semi_implicit_euler_step",
+    "simulate_adaptive",
+    "AddContactMaterial", "Box", "CalcContactFrictionFromSurfaceProperties", "Capsule", "Convex",
+    "CoulombFriction", "Cylinder", "Ellipsoid", "GeometryId", "HalfSpace", "IllustrationProperties",
+    "Mesh", "PackageMap", "ParseError", "ParseWarning", "Parser", "ProximityProperties",
+    "RegisteredGeometry", "Role", "Shape", "Sphere",
 ]

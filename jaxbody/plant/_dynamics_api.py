@@ -1,8 +1,10 @@
 """Mass matrix, inverse and forward dynamics, energies and actuation matrices (Drake's API).
 
 The equations of motion are Drake's:
-    M(q) v̇ + C(q, v) v = τ_g(q) + τ_app + B u − D v + Σ_b J_bᵀ F_b,    q̇ = N(q) v,
-with D the joint damping, B the actuation matrix and F_b applied spatial forces on the bodies.
+    M(q) v̇ + C(q, v) v = τ_g(q) + τ_app + B sat(u) − D v + τ_fe + Σ_b J_bᵀ F_b,    q̇ = N(q) v,
+with D the joint damping, B the actuation matrix, sat(u) u clamped to the effort limits, τ_fe
+the force elements' generalized forces and F_b the spatial forces on the bodies (applied, and
+from force elements). `CalcInverseDynamics` excludes force elements and gravity, as Drake.
 M includes each actuator's reflected rotor inertia ``rotor_inertia · gear_ratio²``.
 """
 
@@ -84,7 +86,8 @@ class DynamicsAPI:
     def CalcGravityGeneralizedForces(self, context):
         """τ_g(q): (nv,), gravity's generalized forces, on the right-hand side of the EOM."""
         dk = self._dk(context, "CalcGravityGeneralizedForces")
-        return energy.gravity_generalized_forces(self._topology, dk, context.parameters)
+        return energy.gravity_generalized_forces(self._topology, dk,
+                                                 self._gravity_parameters(context.parameters))
 
     def CalcGeneralizedForces(self, context, forces):
         """τ_app + Σ_b J_bᵀ F_b: the generalized forces equivalent to ``forces``."""
@@ -139,65 +142,86 @@ class DynamicsAPI:
 
     # --- Forward dynamics ---------------------------------------------------------------------
     def _total_generalized_forces(self, context, actuation, forces):
+        """−D v + B sat(u) + τ_app; ``actuation``: (num_actuators,), a dict per model instance,
+        or None (see `ForcesAPI.AssembleActuation`)."""
         tau = -context.parameters.damping * context.v
         if actuation is not None:
-            u = self._check_vector("actuation", actuation, len(self._actuators))
+            u = self.SaturateActuation(self.AssembleActuation(actuation, context.v.dtype))
             tau = tau + jnp.asarray(self.MakeActuationMatrix(), context.v.dtype) @ u
         if forces is not None:
             tau = tau + forces.generalized_forces()
         return tau
 
     def CalcGeneralizedAccelerations(self, context, actuation=None, applied_forces=None,
-                                     method=None):
-        """v̇ of the continuous equations of motion (gravity, damping, actuation u, applied forces).
+                                     method=None, *, applied_generalized_force=None,
+                                     applied_spatial_force=None):
+        """v̇ of the continuous equations of motion: gravity, joint damping, force elements,
+        actuation and applied forces (Drake's input ports, see `ForcesAPI`).
 
         Args:
-            actuation: (num_actuators,) u, or None for zero.
+            actuation: (num_actuators,) u, a dict ``{model_instance: u_i}``, or None (zero);
+                clamped to the actuators' effort limits.
             applied_forces: `MultibodyForces`, or None.
             method: "aba" (articulated-body algorithm) or "crba" (M by CRBA, then a Cholesky
                 solve); default: the plant's choice, ``forward_dynamics_method()``.
+            applied_generalized_force: (num_velocities,) or None.
+            applied_spatial_force: list of `ExternallyAppliedSpatialForce`, or None.
         """
         method = method or self.forward_dynamics_method()
+        if method not in ("aba", "crba"):
+            raise ValueError(f"forward dynamics method must be 'aba' or 'crba', got {method!r}")
         dk = self._dk(context, "CalcGeneralizedAccelerations")
-        tau = self._total_generalized_forces(context, actuation, applied_forces)
-        F_O, _ = self._applied(context, dk, applied_forces)
+        tau, F_O = self._dynamics_inputs(context, dk, actuation, applied_forces,
+                                         applied_generalized_force, applied_spatial_force,
+                                         for_aba=method == "aba")
         topo, refl = self._topology, self._reflected_inertia(context)
         if method == "aba":
             return aba.forward_dynamics(topo, dk, tau, context.parameters.gravity, F_O, refl)
-        if method != "crba":
-            raise ValueError(f"forward dynamics method must be 'aba' or 'crba', got {method!r}")
         M = crba.mass_matrix(topo, dk, refl)
-        rhs = (tau + energy.gravity_generalized_forces(topo, dk, context.parameters)
+        gparams = self._gravity_parameters(context.parameters)
+        rhs = (tau + energy.gravity_generalized_forces(topo, dk, gparams)
                - rnea.inverse_dynamics(topo, dk, jnp.zeros_like(context.v), F_O))
         return jax.scipy.linalg.cho_solve(jax.scipy.linalg.cho_factor(M), rhs)
 
     def forward_dynamics_method(self) -> str:
-        """The forward-dynamics algorithm chosen at Finalize: CRBA + Cholesky for small trees
-        (nv <= 12), where one dense factorization beats ABA's per-level passes, and ABA above;
-        see benchmarks/dynamics.py for the measurements behind the threshold."""
+        """The forward-dynamics algorithm chosen at Finalize: CRBA + Cholesky for nv <= 12, ABA
+        above. Measured (benchmarks/results/dynamics_*.json, 2 loaded CPU cores): on the 7-dof
+        arm CRBA + Cholesky took 0.74-0.89x ABA's time at batch >= 64; on the 18- and 35-dof
+        models the two were within about ±30% of each other, inside the noise, and ABA's cost
+        grows only linearly with the number of bodies while the dense factorization grows with
+        nv³. Pass ``method=`` to choose explicitly."""
         self._require_finalized("forward_dynamics_method")
         return "crba" if self._topology.nv <= 12 else "aba"
 
-    def CalcTimeDerivatives(self, context, actuation=None, applied_forces=None):
+    def CalcTimeDerivatives(self, context, actuation=None, applied_forces=None, *,
+                            applied_generalized_force=None, applied_spatial_force=None,
+                            method=None):
         """ẋ = [N(q) v; v̇]: (nq + nv,) for a continuous plant (see CalcGeneralizedAccelerations)."""
-        vdot = self.CalcGeneralizedAccelerations(context, actuation, applied_forces)
+        vdot = self.CalcGeneralizedAccelerations(
+            context, actuation, applied_forces, method,
+            applied_generalized_force=applied_generalized_force,
+            applied_spatial_force=applied_spatial_force)
         return jnp.concatenate([self.MapVelocityToQDot(context, context.v), vdot])
 
     def CalcImplicitTimeDerivativesResidual(self, context, proposed_derivatives, actuation=None,
-                                            applied_forces=None):
+                                            applied_forces=None, *, applied_generalized_force=None,
+                                            applied_spatial_force=None):
         """Residual (nq + nv,) of the implicit EOM at ẋ = ``proposed_derivatives``:
-        [q̇ − N(q) v; M v̇ + C v − τ_g − τ_app − B u + D v − Σ Jᵀ F]; zero at the true ẋ."""
+        [q̇ − N(q) v; M v̇ + C v − τ_g − τ_app − B u + D v − τ_elements − Σ Jᵀ F]; zero at the
+        true ẋ."""
         nq, nv = self._topology.nq, self._topology.nv
         xdot = self._check_vector("CalcImplicitTimeDerivativesResidual: proposed_derivatives",
                                   proposed_derivatives, nq + nv)
         qdot, vdot = xdot[:nq], xdot[nq:]
         r_q = qdot - self.MapVelocityToQDot(context, context.v)
         dk = self._dk(context, "CalcImplicitTimeDerivativesResidual")
-        F_O, _ = self._applied(context, dk, applied_forces)
-        tau = self._total_generalized_forces(context, actuation, applied_forces)
+        tau, F_O = self._dynamics_inputs(context, dk, actuation, applied_forces,
+                                         applied_generalized_force, applied_spatial_force,
+                                         for_aba=False)
+        gparams = self._gravity_parameters(context.parameters)
         r_v = (rnea.inverse_dynamics(self._topology, dk, vdot, F_O)
                + self._reflected_inertia(context) * vdot - tau
-               - energy.gravity_generalized_forces(self._topology, dk, context.parameters))
+               - energy.gravity_generalized_forces(self._topology, dk, gparams))
         return jnp.concatenate([r_q, r_v])
 
     # --- Energy and power -------------------------------------------------------------------
@@ -208,14 +232,19 @@ class DynamicsAPI:
         return energy.kinetic_energy(dk) + 0.5 * jnp.sum(refl * context.v**2)
 
     def CalcPotentialEnergy(self, context):
-        """Gravitational potential energy −Σ m g·p_WBcm (J); force elements add theirs."""
+        """U (J): gravitational, −Σ m g·p_WBcm over bodies with gravity enabled, plus every
+        force element's (springs, door hinges, bushings)."""
         dk = self._dk(context, "CalcPotentialEnergy")
-        return energy.potential_energy(self._topology, dk.pk, context.parameters)
+        gparams = self._gravity_parameters(context.parameters)
+        return (energy.potential_energy(self._topology, dk.pk, gparams)
+                + self._elements_sum(context, dk, "_potential_energy"))
 
     def CalcConservativePower(self, context):
-        """Pc = −dU/dt (W)."""
+        """Pc = −dU/dt (W), gravity's and the force elements'."""
         dk = self._dk(context, "CalcConservativePower")
-        return energy.conservative_power(self._topology, dk.pk, dk.vk, context.parameters)
+        gparams = self._gravity_parameters(context.parameters)
+        return (energy.conservative_power(self._topology, dk.pk, dk.vk, gparams)
+                + self._elements_sum(context, dk, "_conservative_power"))
 
     def CalcNonConservativePower(self, context):
         """Power of the force elements' non-conservative forces (W), as Drake defines it.
@@ -223,8 +252,8 @@ class DynamicsAPI:
         Joint damping is not a force element and is not counted (pydrake returns 0 for a plant
         with only joint damping); its power is ``-vᵀ D v``, see `CalcJointDampingPower`.
         """
-        self._check_context(context, "CalcNonConservativePower")
-        return jnp.zeros((), context.v.dtype)
+        dk = self._dk(context, "CalcNonConservativePower")
+        return self._elements_sum(context, dk, "_non_conservative_power")
 
     def CalcJointDampingPower(self, context):
         """Power dissipated by joint damping, ``-vᵀ D v`` (W, <= 0)."""

@@ -75,6 +75,9 @@ class StateAPI:
             gravity=jnp.asarray(self._gravity, dtype),
             rotor_inertia=jnp.asarray([a.default_rotor_inertia() for a in self._actuators], dtype),
             gear_ratio=jnp.asarray([a.default_gear_ratio() for a in self._actuators], dtype),
+            force_elements=tuple({k: jnp.asarray(v, dtype) for k, v in
+                                  fe._default_parameter_values().items()}
+                                 for fe in self._force_elements),
         )
 
     def CreateDefaultContext(self, dtype=None) -> Context:
@@ -256,6 +259,34 @@ class StateAPI:
         j = self._free_joint(body, "GetFreeBodyPose")
         self._world_fixed_frames(j, "GetFreeBodyPose")
         return j.get_pose(context)
+
+    def SetDefaultFreeBodyPose(self, body, X_WB):
+        """The pose a free body starts at in default contexts (Drake's SetDefaultFreeBodyPose).
+
+        Before Finalize it is kept for the floating joint Finalize adds; after, it sets that
+        joint's default positions.
+        """
+        from jaxbody.plant.multibody_plant import _free_pose_q
+
+        self._own_body(body, "SetDefaultFreeBodyPose")
+        body._default_free_pose = X_WB
+        if self._finalized:
+            joint = self._free_joint(body, "SetDefaultFreeBodyPose")
+            self._world_fixed_frames(joint, "SetDefaultFreeBodyPose")
+            joint.set_default_positions(_free_pose_q(X_WB, joint.num_positions()))
+
+    def GetDefaultFreeBodyPose(self, body):
+        """The default pose of a free body (the identity unless set)."""
+        from jaxbody.math import RigidTransform
+        from jaxbody.math.so3 import quaternion_to_rotation, rpy_to_rotation
+
+        self._own_body(body, "GetDefaultFreeBodyPose")
+        if not self._finalized:
+            X = getattr(body, "_default_free_pose", None)
+            return RigidTransform() if X is None else X
+        q = self._free_joint(body, "GetDefaultFreeBodyPose").default_positions()
+        R = quaternion_to_rotation(q[:4]) if q.shape[0] == 7 else rpy_to_rotation(q[:3])
+        return RigidTransform(np.asarray(R), q[-3:])
 
     def SetFreeBodySpatialVelocity(self, *args):
         """``(body, V_WB, context)`` as in pydrake, or ``(context, body, V_WB)``."""

@@ -31,6 +31,9 @@ class Parameters:
         rotor_inertia: (num_actuators,) actuator rotor inertias (kg·m²).
         gear_ratio: (num_actuators,) actuator gear ratios; the reflected inertia
             ``rotor_inertia * gear_ratio²`` is added to the actuated dof's diagonal of M.
+        force_elements: one dict of ``jax.Array`` parameters per force element, in
+            ForceElementIndex order (stiffness, damping, free lengths, bushing constants, ...; the
+            gravity element's entry is empty: gravity is ``gravity`` above).
     """
 
     mass: jax.Array
@@ -42,6 +45,7 @@ class Parameters:
     gravity: jax.Array
     rotor_inertia: jax.Array
     gear_ratio: jax.Array
+    force_elements: tuple = ()
 
 
 def _check_shape(name, x, shape):

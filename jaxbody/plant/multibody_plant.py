@@ -22,8 +22,11 @@ import warnings
 
 import numpy as np
 
+from jaxbody.forces.gravity import UniformGravityFieldElement
 from jaxbody.joints import Joint, QuaternionFloatingJoint, WeldJoint
 from jaxbody.plant._dynamics_api import DynamicsAPI
+from jaxbody.plant._forces_api import ForcesAPI
+from jaxbody.plant._geometry_api import GeometryAPI
 from jaxbody.plant._kinematics_api import KinematicsAPI
 from jaxbody.plant._lookup_api import LookupAPI
 from jaxbody.plant._state_api import StateAPI
@@ -44,7 +47,8 @@ from jaxbody.plant.topology import compile_topology
 TRIANGLE_INEQUALITY_TOLERANCE = 1e-10
 
 
-class MultibodyPlant(LookupAPI, StateAPI, KinematicsAPI, DynamicsAPI):
+class MultibodyPlant(LookupAPI, StateAPI, KinematicsAPI, DynamicsAPI, ForcesAPI,
+                     GeometryAPI):
     """A multibody model: the builder before ``Finalize()``, a pure-function engine after.
 
     Args:
@@ -59,10 +63,17 @@ class MultibodyPlant(LookupAPI, StateAPI, KinematicsAPI, DynamicsAPI):
         self._finalized = False
         self._instance_names = ["WorldModelInstance", "DefaultModelInstance"]
         self._bodies, self._frames, self._joints, self._actuators = [], [], [], []
-        self._gravity = np.array([0.0, 0.0, -9.81])
+        self._force_elements = []
         self._topology = None
+        self._init_geometry()
         world = RigidBody("world", ModelInstanceIndex(0), 0.0, np.zeros(3), np.zeros((3, 3)))
         self._register_body(world)
+        self.AddForceElement(UniformGravityFieldElement())  # always element 0, as in Drake
+
+    @property
+    def _gravity(self):
+        """The default gravity vector (m/s², in World), held by the gravity element."""
+        return self._force_elements[0].gravity_vector()
 
     # --- Identity (a finalized plant hashes by content, so equal models share jit caches) ------
     def __hash__(self):
@@ -76,7 +87,8 @@ class MultibodyPlant(LookupAPI, StateAPI, KinematicsAPI, DynamicsAPI):
     def _content_key(self):
         return (self._topology.key, self._time_step,
                 tuple(j._static_key() for j in self._joints),
-                tuple((a.name(), int(a.joint().index())) for a in self._actuators))
+                tuple((a.name(), int(a.joint().index())) for a in self._actuators),
+                tuple(fe._static_key() for fe in self._force_elements))
 
     # --- Lifecycle ------------------------------------------------------------------------------
     def time_step(self) -> float:
@@ -220,12 +232,6 @@ class MultibodyPlant(LookupAPI, StateAPI, KinematicsAPI, DynamicsAPI):
         self._actuators.append(actuator)
         return actuator
 
-    def mutable_gravity_field(self):
-        return _GravityField(self)
-
-    def gravity_field(self):
-        return _GravityField(self)
-
     # --- Finalize -----------------------------------------------------------------------------
     def Finalize(self):
         """Adds floating joints to free bodies, validates the model and compiles the tree."""
@@ -246,9 +252,15 @@ class MultibodyPlant(LookupAPI, StateAPI, KinematicsAPI, DynamicsAPI):
                     "(use a constraint instead)")
             inboard[int(child.index())] = j
         self._check_loops(inboard)
-        for body in self._bodies[1:]:
-            if int(body.index()) not in inboard:
-                self._add_floating_joint(body)
+        # Free bodies get floating joints in Drake's base-body order: the body that is a parent
+        # most often first, ties to the lowest index (this fixes both joint indices and q order).
+        parent_count = {}
+        for j in self._joints:
+            k = int(j.parent_body().index())
+            parent_count[k] = parent_count.get(k, 0) + 1
+        free = [b for b in self._bodies[1:] if int(b.index()) not in inboard]
+        for body in sorted(free, key=lambda b: (-parent_count.get(int(b.index()), 0), int(b.index()))):
+            self._add_floating_joint(body)
         for body in self._bodies[1:]:
             _warn_triangle_inequality(body)
         self._topology = compile_topology(self)
@@ -274,6 +286,9 @@ class MultibodyPlant(LookupAPI, StateAPI, KinematicsAPI, DynamicsAPI):
             name = "_" + name
         joint = QuaternionFloatingJoint(name, self.world_frame(), body.body_frame())
         joint._ephemeral = True
+        X = getattr(body, "_default_free_pose", None)
+        if X is not None:
+            joint.set_default_positions(_free_pose_q(X, 7))
         self.AddJoint(joint)
 
     def _inboard_joint_of_body(self, body):
@@ -299,28 +314,6 @@ class MultibodyPlant(LookupAPI, StateAPI, KinematicsAPI, DynamicsAPI):
         return "\n".join(lines)
 
 
-class _GravityField:
-    """The plant's uniform gravity field: ``set_gravity_vector`` before Finalize sets the default.
-
-    After Finalize the gravity vector lives in the context (``context.parameters.gravity``).
-    """
-
-    def __init__(self, plant):
-        self._plant = plant
-
-    def gravity_vector(self):
-        return self._plant._gravity.copy()
-
-    def set_gravity_vector(self, g):
-        g = np.asarray(g, float)
-        if g.shape != (3,):
-            raise ValueError(f"set_gravity_vector: expected shape (3,), got {g.shape}")
-        if self._plant._finalized:
-            raise RuntimeError("set_gravity_vector: the plant is finalized; set the gravity "
-                               "parameter in the context with plant.SetGravityVector(context, g)")
-        self._plant._gravity = g
-
-
 def _validate_inertia(name, mass, com, G):
     if not np.isfinite(mass) or mass < 0:
         raise ValueError(f"RigidBody '{name}': mass must be finite and >= 0, got {mass}")
@@ -344,3 +337,12 @@ def _warn_triangle_inequality(body):
     if e[0] + e[1] < e[2] - tol:
         warnings.warn(f"RigidBody '{body.name()}': principal moments of inertia {e} violate the "
                       "triangle inequality (physically invalid, loaded anyway)", stacklevel=3)
+
+
+def _free_pose_q(X_WB, nq):
+    """Floating-joint coordinates of a pose: [quaternion; p] (nq = 7) or [rpy; p] (nq = 6)."""
+    from jaxbody.math.so3 import rotation_to_quaternion, rotation_to_rpy
+
+    R = np.asarray(X_WB.rotation().matrix(), float)
+    rot = rotation_to_quaternion(R) if nq == 7 else rotation_to_rpy(R)
+    return np.concatenate([np.asarray(rot, float), np.asarray(X_WB.translation(), float)])

@@ -202,3 +202,30 @@ def test_float32_context(setup):
     X64 = plant.EvalBodyPoseInWorld(ctx64, plant.GetBodyByName("l2"))
     np.testing.assert_allclose(X.GetAsMatrix4(), X64.GetAsMatrix4(), atol=1e-6)
     assert plant.CreateDefaultContext().astype(jnp.float32).q.dtype == jnp.float32
+
+
+def test_default_free_body_pose():
+    X = jb.RigidTransform(jb.RollPitchYaw([0.1, 0.2, 0.3]), [1.0, 0.0, 1.0])
+    plant = jb.MultibodyPlant(0.0)
+    body = plant.AddRigidBody("b", box_inertia())
+    plant.SetDefaultFreeBodyPose(body, X)
+    np.testing.assert_allclose(plant.GetDefaultFreeBodyPose(body).GetAsMatrix4(), X.GetAsMatrix4())
+    plant.Finalize()
+    ctx = plant.CreateDefaultContext()
+    np.testing.assert_allclose(plant.EvalBodyPoseInWorld(ctx, body).GetAsMatrix4(), X.GetAsMatrix4(),
+                               atol=1e-14)
+    X2 = jb.RigidTransform(p=[0.0, 2.0, 0.0])
+    plant.SetDefaultFreeBodyPose(body, X2)
+    np.testing.assert_allclose(plant.GetDefaultFreeBodyPose(body).GetAsMatrix4(), X2.GetAsMatrix4(),
+                               atol=1e-14)
+
+
+def test_free_body_joint_order_matches_drake_policy():
+    """Floating joints are added in Drake's base-body order (most-often parent first)."""
+    plant = jb.MultibodyPlant(0.0)
+    z, x, a = (plant.AddRigidBody(n, box_inertia()) for n in ("z", "x", "a"))
+    plant.AddJoint(jb.RevoluteJoint("k", a.body_frame(), x.body_frame(), [0, 0, 1]))
+    plant.Finalize()
+    # pydrake 1.51 gives joints [k, a, z] with q starts [7, 0, 8].
+    assert [j.name() for j in plant._joints] == ["k", "a", "z"]
+    assert [j.position_start() for j in plant._joints] == [7, 0, 8]

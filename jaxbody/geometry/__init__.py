@@ -1,0 +1,30 @@
+"""Geometry: Drake's shapes, contact/visual properties, and registered-geometry records."""
+
+from jaxbody.geometry.geometry_instance import GeometryId, RegisteredGeometry, Role
+from jaxbody.geometry.properties import (
+    AddContactMaterial,
+    CalcContactFrictionFromSurfaceProperties,
+    CoulombFriction,
+    GeometryProperties,
+    IllustrationProperties,
+    MakePhongIllustrationProperties,
+    ProximityProperties,
+)
+from jaxbody.geometry.shapes import (
+    Box,
+    Capsule,
+    Convex,
+    Cylinder,
+    Ellipsoid,
+    HalfSpace,
+    Mesh,
+    Shape,
+    Sphere,
+)
+
+__all__ = [
+    "AddContactMaterial", "Box", "CalcContactFrictionFromSurfaceProperties", "Capsule", "Convex",
+    "CoulombFriction", "Cylinder", "Ellipsoid", "GeometryId", "GeometryProperties", "HalfSpace",
+    "IllustrationProperties", "MakePhongIllustrationProperties", "Mesh", "ProximityProperties",
+    "RegisteredGeometry", "Role", "Shape", "Sphere",
+]

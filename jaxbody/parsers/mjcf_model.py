@@ -1,0 +1,216 @@
+"""Model-wide MJCF sections: ``<include>`` expansion, ``<compiler>``, ``<default>`` classes and
+``<actuator>`` (see `jaxbody.parsers.mjcf` for the mapping to jaxbody)."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+
+import numpy as np
+
+from jaxbody.parsers.model_description import ActuatorDescription
+from jaxbody.parsers.xml_reader import MAX_XML_BYTES, parse_xml
+
+MAX_INCLUDE_DEPTH = 16
+
+
+class MjcfFiles:
+    """The main file's workspace, included files, and a `Diagnostics` that names, for every
+    element, the file it came from."""
+
+    def __init__(self, ws):
+        self.ws = ws
+        self.diag = _FileDiagnostics(ws.diag)
+
+    def expand_includes(self, el, stack=()):
+        """Replaces every ``<include file>`` below ``el`` by the included ``<mujoco>``'s
+        children (recursively; paths are relative to the main file's folder)."""
+        children = []
+        for child in el.children:
+            if child.tag != "include":
+                self.expand_includes(child, stack)
+                children.append(child)
+                continue
+            file = child.get("file")
+            if not file:
+                self.diag.error(child, "<include> is missing the 'file' attribute")
+            path = self.ws.resolve(child, file, "included file")
+            if path in stack or len(stack) >= MAX_INCLUDE_DEPTH:
+                self.diag.error(child, "the includes recurse: " + " -> ".join(stack + (path,)))
+            sub = self.ws.diag.for_file(path)
+            try:
+                if os.path.getsize(path) > MAX_XML_BYTES:
+                    self.diag.error(child, f"the included file is larger than {MAX_XML_BYTES} "
+                                           "bytes")
+                with open(path, "rb") as f:
+                    root = parse_xml(f.read(), sub)
+            except OSError as e:
+                self.diag.error(child, f"cannot read the included file: {e}")
+            self.diag.register(root, sub)
+            if root.tag != "mujoco":
+                sub.error(root, "an included MJCF file must have a <mujoco> root element")
+            self.expand_includes(root, stack + (path,))
+            children.extend(root.children)
+        el.children = children
+
+
+class _FileDiagnostics:
+    """Routes each error and warning to the `Diagnostics` of the element's file."""
+
+    def __init__(self, main):
+        self.main, self.filename, self._of = main, main.filename, {}
+
+    def register(self, root, diag):
+        stack = [root]
+        while stack:
+            el = stack.pop()
+            self._of[id(el)] = diag
+            stack.extend(el.children)
+
+    def _for(self, node):
+        return self.main if node is None else self._of.get(id(node), self.main)
+
+    def location(self, node=None, element=None):
+        return self._for(node).location(node, element)
+
+    def error(self, node, reason, element=None):
+        self._for(node).error(node, reason, element)
+
+    def warning(self, node, reason, element=None):
+        self._for(node).warning(node, reason, element)
+
+
+@dataclasses.dataclass
+class Compiler:
+    """The ``<compiler>`` settings jaxbody uses (MuJoCo's defaults)."""
+
+    degrees: bool = True
+    eulerseq: str = "xyz"
+    autolimits: bool = True
+    inertiafromgeom: str = "auto"
+    inertiagrouprange: tuple = (0, 5)
+    boundmass: float = 0.0
+
+
+def read_compiler(root, files):
+    c, diag = Compiler(), files.diag
+    for el in root.findall("compiler"):
+        a = el.attrib
+        if "angle" in a:
+            if a["angle"] not in ("degree", "radian"):
+                diag.error(el, f"compiler angle must be 'degree' or 'radian', got '{a['angle']}'")
+            c.degrees = a["angle"] == "degree"
+        if "eulerseq" in a:
+            seq = a["eulerseq"]
+            if len(seq) != 3 or any(ch not in "xyzXYZ" for ch in seq):
+                diag.error(el, f"compiler eulerseq must be 3 of x, y, z, X, Y, Z, got '{seq}'")
+            c.eulerseq = seq
+        if "autolimits" in a:
+            c.autolimits = _bool(el, a["autolimits"], diag)
+        if "inertiafromgeom" in a:
+            if a["inertiafromgeom"] not in ("true", "false", "auto"):
+                diag.error(el, "compiler inertiafromgeom must be true, false or auto")
+            c.inertiafromgeom = a["inertiafromgeom"]
+        if "inertiagrouprange" in a:
+            lo, hi = (int(x) for x in _floats(el, a["inertiagrouprange"], 2, diag))
+            c.inertiagrouprange = (lo, hi)
+        if "boundmass" in a:
+            c.boundmass = max(0.0, _floats(el, a["boundmass"], 1, diag)[0])
+        if a.get("coordinate", "local") != "local":
+            diag.error(el, "compiler coordinate='global' is not supported (MuJoCo removed it)")
+        for name in ("boundinertia", "settotalmass", "balanceinertia", "fusestatic"):
+            if name in a and a[name] not in ("0", "-1", "false"):
+                diag.warning(el, f"compiler {name} is not supported and is ignored")
+    return c
+
+
+def read_defaults(root, files):
+    """``{class: {element tag: attributes}}``; nested classes inherit their parent's."""
+    defaults, diag = {}, files.diag
+
+    def visit(node, inherited, top):
+        cls = node.get("class") or ("main" if top else None)
+        if cls is None:
+            diag.error(node, "a nested <default> needs a class attribute")
+        if cls in defaults:
+            diag.error(node, f"default class '{cls}' is defined twice")
+        attrs = {tag: dict(values) for tag, values in inherited.items()}
+        for child in node.children:
+            if child.tag != "default":
+                attrs.setdefault(child.tag, {}).update(child.attrib)
+        defaults[cls] = attrs
+        for child in node.findall("default"):
+            visit(child, attrs, False)
+
+    for node in root.findall("default"):
+        visit(node, {}, True)
+    defaults.setdefault("main", {})
+    return defaults
+
+
+def read_actuators(root, reader, files):
+    """``<motor joint>``s become actuators; armature without a motor gets its own (see
+    `jaxbody.parsers.mjcf`)."""
+    diag, model, actuated = files.diag, reader.model, {}
+    for section in root.findall("actuator"):
+        for el in section.children:
+            if el.tag != "motor":
+                diag.warning(el, f"<{el.tag}> actuators are not supported and are ignored")
+                continue
+            attrs = reader.attrs(el, "motor")
+            joint = attrs.get("joint")
+            if not joint:
+                diag.warning(el, "only motors with a joint transmission are supported; ignored")
+                continue
+            if joint not in reader.joint_info:
+                diag.error(el, f"motor refers to unknown joint '{joint}'")
+            kind, armature, _ = reader.joint_info[joint]
+            if kind not in ("revolute", "prismatic") or joint in actuated:
+                diag.warning(el, f"motor on joint '{joint}' ignored (jaxbody actuates each "
+                                 "hinge or slide joint at most once)")
+                continue
+            gear = abs(float(_floats(el, attrs.get("gear", "1"), None, diag)[0]))
+            a = ActuatorDescription(attrs.get("name") or joint, joint, diag.location(el),
+                                    _effort_limit(el, attrs, gear, diag))
+            if armature > 0:
+                if gear == 0:
+                    diag.error(el, f"motor on joint '{joint}' has gear 0 but the joint has "
+                                   "armature")
+                a.rotor_inertia, a.gear_ratio = armature / gear**2, gear
+            actuated[joint] = a.name
+            model.actuators.append(a)
+    names = set(actuated.values())
+    for joint, (kind, armature, el) in reader.joint_info.items():
+        if armature > 0 and kind in ("revolute", "prismatic") and joint not in actuated:
+            name = joint if joint not in names else f"{joint}_armature"
+            model.actuators.append(ActuatorDescription(name, joint, diag.location(el), np.inf,
+                                                       rotor_inertia=armature, gear_ratio=1.0))
+
+
+def _effort_limit(el, attrs, gear, diag):
+    for prefix, scale in (("force", 1.0), ("ctrl", gear)):
+        limited = attrs.get(f"{prefix}limited", "auto").strip().lower()
+        if limited == "true" or (limited == "auto" and f"{prefix}range" in attrs):
+            lo, hi = _floats(el, attrs.get(f"{prefix}range", "0 0"), 2, diag)
+            if lo > hi:
+                diag.error(el, f"{prefix}range lower limit exceeds the upper limit")
+            limit = max(abs(lo), abs(hi)) * scale
+            return limit if limit > 0 else np.inf
+    return np.inf
+
+
+def _floats(el, text, size, diag):
+    from jaxbody.parsers.xml_reader import parse_numbers
+
+    values = parse_numbers(text, diag, el, "attribute")
+    if size is not None and len(values) != size:
+        diag.error(el, f"expected {size} values, got '{text}'")
+    if not values:
+        diag.error(el, f"expected a number, got '{text}'")
+    return values
+
+
+def _bool(el, text, diag):
+    if text not in ("true", "false"):
+        diag.error(el, f"expected true or false, got '{text}'")
+    return text == "true"

@@ -1,0 +1,18 @@
+"""Continuous-time simulation: fixed-step integrators, rollouts in one ``lax.scan``, and
+adaptive error-controlled integration (diffrax)."""
+
+from jaxbody.simulation.adaptive import simulate_adaptive
+from jaxbody.simulation.integrators import (
+    INTEGRATORS,
+    explicit_euler_step,
+    normalize_quaternions,
+    quaternion_indices,
+    rk4_step,
+    semi_implicit_euler_step,
+)
+from jaxbody.simulation.rollout import RolloutResult, rollout
+
+__all__ = [
+    "INTEGRATORS", "RolloutResult", "explicit_euler_step", "normalize_quaternions",
+    "quaternion_indices", "rk4_step", "rollout", "semi_implicit_euler_step", "simulate_adaptive",
+]
