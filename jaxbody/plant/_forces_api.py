@@ -150,14 +150,6 @@ class ForcesAPI:
         return MultibodyForces(None, tau, F)
 
     # --- Actuation -------------------------------------------------------------------------
-    def GetEffortLowerLimits(self):
-        self._require_finalized("GetEffortLowerLimits")
-        return -np.asarray([a.effort_limit() for a in self._actuators], float)
-
-    def GetEffortUpperLimits(self):
-        self._require_finalized("GetEffortUpperLimits")
-        return np.asarray([a.effort_limit() for a in self._actuators], float)
-
     def AssembleActuation(self, actuation, dtype=None):
         """u (num_actuators,) from a whole-plant vector or a dict ``{model_instance: u_i}``
         (each u_i placed at its instance's actuators); not yet clamped to the effort limits
