@@ -1,9 +1,15 @@
 """Dynamics: RNEA, CRBA, forward dynamics (ABA; CRBA + Cholesky) and the (q, v) Jacobian of ABA,
 jaxbody vs Pinocchio vs Drake.
 
-    python -m benchmarks.dynamics [--models arm7 quadruped humanoid] [--batches 1 64 1024 4096]
+    python -m benchmarks.dynamics [--models panda go1 g1] [--batches 1 64 1024 4096]
         [--jac-batches 1 64] [--kernels rnea crba aba fd_crba aba_jac] [--repeats 3]
         [--min-time 0.02] [--ref-samples 32] [--autodiff-samples 4]
+
+Models: by default the real robots of `benchmarks.urdf_models.BENCHMARK_MODELS` (panda with
+welded fingers, go1, g1: example-robot-data URDFs parsed by all three engines, the Pinocchio q/v
+mapping checked against Drake before any timing); the API-built ``arm7``, ``quadruped``,
+``humanoid`` of `benchmarks.models` stay selectable. Output: ``dynamics_urdf_<machine>.json``
+if every model is a URDF one, else ``dynamics_<machine>.json``.
 
 jaxbody: each kernel is ``jax.jit(jax.vmap(f))`` over (q, v, x), compiled with
 ``.lower(...).compile()`` once per batch size (compile time reported apart) and timed with
@@ -36,7 +42,7 @@ import numpy as np
 if __package__ in (None, ""):  # run as a file: make `benchmarks` importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks import models  # noqa: E402
+from benchmarks import models, urdf_models  # noqa: E402
 from benchmarks.forward_kinematics import (  # noqa: E402
     default_machine_name,
     machine_info,
@@ -116,6 +122,7 @@ def drake_calls(engines, autodiff_plant=None):
     ctx = plant.CreateDefaultContext()
     forces, xdot = MultibodyForces(plant), plant.AllocateTimeDerivatives()
     port = plant.get_applied_generalized_force_input_port()
+    _zero_actuation(plant, ctx)
 
     def rnea(q, v, vdot):
         plant.SetPositionsAndVelocities(ctx, np.concatenate([q, v]))
@@ -136,6 +143,7 @@ def drake_calls(engines, autodiff_plant=None):
         ad_ctx = autodiff_plant.CreateDefaultContext()
         ad_port = autodiff_plant.get_applied_generalized_force_input_port()
         ad_xdot = autodiff_plant.AllocateTimeDerivatives()
+        _zero_actuation(autodiff_plant, ad_ctx)
 
         def aba_jac(q, v, tau):  # the full (q, v) gradient of v̇, one AutoDiffXd pass
             autodiff_plant.SetPositionsAndVelocities(ad_ctx,
@@ -146,6 +154,11 @@ def drake_calls(engines, autodiff_plant=None):
 
         calls["aba_jac"] = aba_jac
     return calls
+
+
+def _zero_actuation(plant, ctx):
+    if plant.num_actuators():  # URDF transmissions: zero actuation (τ is an applied force)
+        plant.get_actuation_input_port().FixValue(ctx, np.zeros(plant.num_actuators()))
 
 
 def _loop(call, rows):
@@ -176,7 +189,7 @@ def pinocchio_calls(engines, q, v, x):
 
 # ---- one model --------------------------------------------------------------------------------
 def bench_model(name, args, rng):
-    engines = models.build(name)
+    engines = urdf_models.build_engines(name)
     pj, _ = engines.jaxbody
     nmax = max(max(args.batches), max(args.jac_batches), args.ref_samples)
     q = models.random_q(engines, rng, nmax)
@@ -239,16 +252,18 @@ def summarize(rows):
                                   "speedup_vs_pinocchio": r["speedup_vs_pinocchio"],
                                   "speedup_vs_drake": r["speedup_vs_drake"]})
     t = out["targets"]
-    if ("humanoid", "aba") in best:
-        b, p = best["humanoid", "aba"], ref["humanoid", "pinocchio", "aba"]
-        t["humanoid_aba_throughput_vs_pinocchio"] = {
+    for h in ("humanoid", "g1"):  # the humanoids: API-built and real
+        if (h, "aba") not in best:
+            continue
+        b, p = best[h, "aba"], ref[h, "pinocchio", "aba"]
+        t[f"{h}_aba_throughput_vs_pinocchio"] = {
             "value": b["throughput_per_s"] * p["per_sample_median_s"], "target": ">= 2",
             "jaxbody_per_s": b["throughput_per_s"], "batch": b["batch"],
             "pinocchio_per_s": 1 / p["per_sample_median_s"]}
-        comp = [r["compile_s"] for r in jb if (r["model"], r["kernel"]) == ("humanoid", "aba")]
-        cpu = [r["compile_cpu_s"] for r in jb if (r["model"], r["kernel"]) == ("humanoid", "aba")]
-        t["humanoid_aba_compile_s"] = {"value": max(comp), "min": min(comp), "target": "< 5",
-                                       "cpu_s_max": max(cpu), "cpu_s_min": min(cpu)}
+        comp, cpu = zip(*[(r["compile_s"], r["compile_cpu_s"]) for r in jb
+                          if (r["model"], r["kernel"]) == (h, "aba")])
+        t[f"{h}_aba_compile_s"] = {"value": max(comp), "min": min(comp), "target": "< 5",
+                                   "cpu_s_max": max(cpu), "cpu_s_min": min(cpu)}
     for (model, kernel), b in best.items():
         if kernel == "aba_jac":
             t[f"{model}_fd_gradient_speedup_vs_drake_autodiff"] = {
@@ -285,7 +300,7 @@ def run(args):
     for name in args.models:
         engines, r = bench_model(name, args, rng)
         model_info[name] = {"nq": engines.nq, "nv": engines.nv,
-                            "num_bodies": len(engines.spec.bodies),
+                            "num_bodies": engines.drake[0].num_bodies() - 1,  # no world
                             "jaxbody_forward_dynamics_method":
                                 engines.jaxbody[0].forward_dynamics_method()}
         rows.extend(r)
@@ -306,7 +321,8 @@ def run(args):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--models", nargs="+", default=list(models.MODELS), choices=models.MODELS)
+    ap.add_argument("--models", nargs="+", default=list(urdf_models.BENCHMARK_MODELS),
+                    choices=[*urdf_models.BENCHMARK_MODELS, *models.MODELS])
     ap.add_argument("--kernels", nargs="+", default=list(KERNELS), choices=KERNELS)
     ap.add_argument("--batches", nargs="+", type=int, default=[1, 64, 1024, 4096])
     ap.add_argument("--jac-batches", nargs="+", type=int, default=[1, 64],
@@ -321,10 +337,11 @@ def main(argv=None):
     args = ap.parse_args(argv)
     try:
         report = run(args)
-    except Mismatch as e:
+    except AssertionError as e:  # Mismatch, or engines whose q/v layouts disagree
         sys.exit(f"REFUSING TO REPORT TIMINGS: {e}")
     args.out_dir.mkdir(parents=True, exist_ok=True)
-    path = args.out_dir / f"dynamics_{args.machine}.json"
+    urdf = all(m in urdf_models.BENCHMARK_MODELS for m in args.models)
+    path = args.out_dir / f"dynamics_{'urdf_' if urdf else ''}{args.machine}.json"
     path.write_text(json.dumps(report, indent=1, default=str) + "\n")
     print(f"\nwrote {path}")
     return report

@@ -1,4 +1,5 @@
-"""The dynamics benchmark runs end to end on the arm at batch 1 and writes its JSON.
+"""The dynamics benchmark runs end to end on the real panda URDF (its default models are real
+robots) at batch 1 and writes its JSON.
 
 No duration is asserted here: speed is measured in `benchmarks/`, never in a test.
 """
@@ -14,13 +15,14 @@ from benchmarks import dynamics  # noqa: E402
 
 
 def test_dynamics_benchmark_smoke(tmp_path):
+    assert {"arm7", "quadruped", "humanoid"} <= set(dynamics.models.MODELS)  # still selectable
     report = dynamics.main([
-        "--models", "arm7", "--batches", "1", "--jac-batches", "1", "--repeats", "1",
+        "--models", "panda", "--batches", "1", "--jac-batches", "1", "--repeats", "1",
         "--min-time", "0", "--ref-samples", "2", "--autodiff-samples", "1",
         "--machine", "test", "--out-dir", str(tmp_path)])
-    saved = json.loads((tmp_path / "dynamics_test.json").read_text())
-    assert saved["models"]["arm7"]["nv"] == 7
-    assert saved["models"]["arm7"]["jaxbody_forward_dynamics_method"] in ("aba", "crba")
+    saved = json.loads((tmp_path / "dynamics_urdf_test.json").read_text())
+    assert saved["models"]["panda"]["nv"] == 7
+    assert saved["models"]["panda"]["jaxbody_forward_dynamics_method"] in ("aba", "crba")
     rows = saved["results"]
     assert {(r["engine"], r["kernel"]) for r in rows if r["engine"] == "jaxbody"} == {
         ("jaxbody", k) for k in dynamics.KERNELS}
@@ -34,6 +36,6 @@ def test_dynamics_benchmark_smoke(tmp_path):
                     "speedup_vs_pinocchio", "speedup_vs_drake"} <= set(r)
             assert r["max_discrepancy_vs_drake"] < dynamics.CHECK_TOL
     summary = saved["summary"]
-    assert {"arm7_fd_gradient_speedup_vs_drake_autodiff"} <= set(summary["targets"])
+    assert {"panda_fd_gradient_speedup_vs_drake_autodiff"} <= set(summary["targets"])
     assert [c["batch"] for c in summary["fd_aba_vs_crba"]] == [1]
     assert report["results"] == rows

@@ -1,25 +1,11 @@
 """Real robots from their URDF files through jaxbody, pydrake and Pinocchio: mass matrix, C·v,
 gravity forces, inverse and forward dynamics agree to 1e-10 relative error at random states.
 
-The same file is parsed by all three engines, with two documented adjustments:
-
-- ``<mimic>`` elements are removed for all three engines: talos_reduced.urdf has some on fixed
-  joints, which Drake (and so jaxbody) rejects, and on a continuous-time plant Drake's coupler
-  constraints (panda's fingers) make ``CalcTimeDerivatives`` throw. jaxbody and Pinocchio
-  ignore mimic elements anyway.
-- Drake replaces a physically invalid ``<inertial>`` (e.g. anymal_c's depth-camera link breaks
-  the triangle inequality) with a solid water sphere, with a warning, and jaxbody matches Drake;
-  Pinocchio keeps the raw numbers, so Pinocchio is given Drake's replacement for those links.
-
-Fixed-base robots whose root link floats in Drake (panda) are welded to the world in jaxbody
-and pydrake and built without a root joint in Pinocchio. Comparisons with Pinocchio go through
-`benchmarks.models.PinocchioCoordinates`, the one converter of free-flyer coordinates.
+The same file is parsed by all three engines by `benchmarks.urdf_models.build` (shared with the
+dynamics benchmark), whose docstring lists the adjustments (mimic elements dropped, Drake's
+stand-in inertias given to Pinocchio, fixed-base robots welded). Comparisons with Pinocchio go
+through `benchmarks.models.PinocchioCoordinates`, the one converter of free-flyer coordinates.
 """
-
-import re
-import types
-import warnings
-import xml.etree.ElementTree as ET  # test-side only: rewrites trusted, installed files
 
 import jax
 import jax.numpy as jnp
@@ -30,25 +16,14 @@ pin = pytest.importorskip("pinocchio")
 pytest.importorskip("pydrake")
 
 import jaxbody as jb  # noqa: E402
-from benchmarks import models  # noqa: E402
-from tests.parsers import robot_files  # noqa: E402
+from benchmarks import models, urdf_models  # noqa: E402
 
 pytestmark = pytest.mark.slow  # ~20-30 s per robot, mostly XLA compiling the five quantities
 
 REL_TOL = 1e-10  # relative to max(1, |reference|)
 NUM_STATES = 3
 
-# name: (file under example-robot-data's robots/, root link to weld to the world or None)
-ROBOTS = {
-    "panda": ("panda_description/urdf/panda.urdf", "panda_link0"),
-    "ur5": ("ur_description/urdf/ur5_robot.urdf", None),
-    "iiwa": (None, None),  # neither wheel ships it (Drake's iiwa lives in drake_models)
-    "anymal_c": ("anymal_c_simple_description/urdf/anymal.urdf", None),
-    "a1": ("a1_description/urdf/a1.urdf", None),
-    "go1": ("go1_description/urdf/go1.urdf", None),
-    "talos": ("talos_data/robots/talos_reduced.urdf", None),
-    "g1": ("g1_description/urdf/g1_29dof_rev_1_0.urdf", None),
-}
+ROBOTS = urdf_models.ROBOTS
 ERRORS = {}  # robot -> {quantity: max relative error}, printed at the end
 
 
@@ -64,104 +39,11 @@ def _check(robot, what, a, b):
     assert err < REL_TOL, f"{robot} {what}: relative error {err:.2e} >= {REL_TOL:.0e}"
 
 
-# ---- building the three engines --------------------------------------------------------------
-def _drop_mimic(text):
-    root = ET.fromstring(text)
-    for joint in root.iter("joint"):
-        for mimic in joint.findall("mimic"):
-            joint.remove(mimic)
-    return ET.tostring(root, encoding="unicode")
-
-
-def _with_inertials_of(text, plant, links):
-    """``text`` with the ``<inertial>`` of each link in ``links`` replaced by the jaxbody body's
-    (Drake's stand-in): COM origin, mass, central inertia."""
-    root = ET.fromstring(text)
-    for link in root.iter("link"):
-        if link.get("name") not in links:
-            continue
-        M = plant.GetBodyByName(link.get("name")).default_spatial_inertia()
-        m, c = float(M.get_mass()), np.asarray(M.get_com())
-        I = m * (np.asarray(M.get_unit_inertia().CopyToFullMatrix3())
-                 - (c @ c * np.eye(3) - np.outer(c, c)))
-        inertial = link.find("inertial")
-        for child in list(inertial):
-            inertial.remove(child)
-        ET.SubElement(inertial, "origin", xyz=" ".join(map(_num, c)), rpy="0 0 0")
-        ET.SubElement(inertial, "mass", value=_num(m))
-        ET.SubElement(inertial, "inertia", ixx=_num(I[0, 0]), iyy=_num(I[1, 1]), izz=_num(I[2, 2]),
-                      ixy=_num(I[0, 1]), ixz=_num(I[0, 2]), iyz=_num(I[1, 2]))
-    return ET.tostring(root, encoding="unicode")
-
-
-def _num(x):
-    return format(float(x), ".17g")
-
-
 def _build(name):
-    relpath, weld = ROBOTS[name]
-    path = robot_files.robot(relpath) if relpath else None
-    if path is None:
-        pytest.skip(f"{name}: no URDF in the installed wheels")
-    with open(path, encoding="utf-8") as f:
-        text = f.read()
-    text = _drop_mimic(text)
-    jplant = jb.MultibodyPlant(0.0)
-    parser = jb.Parser(jplant)
-    robot_files.add_packages(parser.package_map())
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", jb.ParseWarning)
-        parser.AddModelsFromString(text, "urdf")
-    replaced = {m.group(1) for w in caught
-                if (m := re.search(r"link '([^']+)': the (rotational inertia|mass)", str(w.message)))}
-
-    from pydrake.multibody.parsing import Parser
-    from pydrake.multibody.plant import MultibodyPlant
-
-    dplant = MultibodyPlant(0.0)
-    dparser = Parser(dplant)
-    robot_files.add_packages(dparser.package_map())
-    dparser.AddModelsFromString(text, "urdf")
-    for plant in (jplant, dplant):
-        if weld:
-            plant.WeldFrames(plant.world_frame(), plant.GetFrameByName(weld))
-        plant.Finalize()
-    pin_text = _with_inertials_of(text, jplant, replaced)
-    model = (pin.buildModelFromXML(pin_text) if weld or not _floats(dplant)
-             else pin.buildModelFromXML(pin_text, pin.JointModelFreeFlyer()))
-    model.gravity = pin.Motion(np.array([0.0, 0.0, -9.81]), np.zeros(3))
-    return _engines(name, jplant, dplant, model), replaced
-
-
-def _floats(dplant):
-    return any(dplant.get_joint(j).type_name() == "quaternion_floating"
-               for j in dplant.GetJointIndices())
-
-
-def _engines(name, jplant, dplant, model):
-    """A `benchmarks.models.Engines` for a URDF model: spec.bodies[i] describes Pinocchio joint
-    i + 1 by its Drake joint name, so `PinocchioCoordinates` applies unchanged."""
-    bodies, q_perm, free_v = [], np.zeros(model.nq, np.int64), []
-    for i in range(1, model.njoints):
-        jm = model.joints[i]
-        if jm.shortname() == "JointModelFreeFlyer":
-            (dj,) = [dplant.get_joint(j) for j in dplant.GetJointIndices()
-                     if dplant.get_joint(j).type_name() == "quaternion_floating"]
-            s = dj.position_start()
-            q_perm[jm.idx_q:jm.idx_q + 7] = s + np.array([4, 5, 6, 1, 2, 3, 0])
-            free_v.append((dj.velocity_start(), jm.idx_v))
-            bodies.append(types.SimpleNamespace(name=dj.name(), joint="free"))
-        else:
-            assert (jm.nq, jm.nv) == (1, 1), (name, model.names[i], jm.shortname())
-            q_perm[jm.idx_q] = dplant.GetJointByName(model.names[i]).position_start()
-            bodies.append(types.SimpleNamespace(name=model.names[i], joint="revolute"))
-    for j in dplant.GetJointIndices():  # jaxbody and Drake share one q/v layout
-        dj = dplant.get_joint(j)
-        jj = jplant.GetJointByName(dj.name())
-        assert (dj.position_start(), dj.velocity_start()) == (jj.position_start(),
-                                                              jj.velocity_start()), dj.name()
-    spec = types.SimpleNamespace(name=name, bodies=tuple(bodies))
-    return models.Engines(spec, (jplant, None), (dplant, None), model, q_perm, free_v)
+    try:
+        return urdf_models.build(name)
+    except urdf_models.Unavailable as e:
+        pytest.skip(str(e))
 
 
 def _jaxbody_all(plant):
