@@ -3,6 +3,8 @@ free bodies A and B these are the body spatial forces [torque about Bo; force] i
 time derivatives with both forward-dynamics methods, energies and powers, the bushing's spatial
 forces on frames A and C, its roll-pitch-yaw angles and rates, and the gimbal-lock error."""
 
+import functools
+
 import jax.numpy as jnp
 import numpy as np
 import pytest
@@ -26,9 +28,8 @@ def _close(a, b, tol=REL_TOL):
     assert err < tol, f"relative error {err:.3e} >= {tol:.1e}"
 
 
-@pytest.fixture(scope="module", params=fm.KINDS)
-def case(request):
-    kind = request.param
+@functools.cache
+def _build_case(kind):
     pj, ij = fm.build("jaxbody", kind)
     pd, id_ = fm.build("drake", kind)
     rng = np.random.default_rng(hash(kind) % 1000)
@@ -42,6 +43,32 @@ def case(request):
         pd.SetVelocities(cd, v)
         states.append((cj, cd))
     return kind, pj, ij, pd, id_, states
+
+
+# Fixtures by what applies: pydrake has no bushing energy, and the bushing-specific checks need
+# a bushing; each test runs only on the kinds it applies to (no skips).
+WITH_BUSHING = [k for k in fm.KINDS if k in ("bushing", "all")]
+WITHOUT_BUSHING = [k for k in fm.KINDS if k not in WITH_BUSHING]
+
+
+@pytest.fixture(scope="module", params=fm.KINDS)
+def case(request):
+    return _build_case(request.param)
+
+
+@pytest.fixture(scope="module", params=WITHOUT_BUSHING)
+def energy_case(request):
+    return _build_case(request.param)
+
+
+@pytest.fixture(scope="module", params=WITH_BUSHING)
+def bushing_case(request):
+    return _build_case(request.param)
+
+
+@pytest.fixture(scope="module")
+def bushing_only_case():
+    return _build_case("bushing")
 
 
 def test_layout_matches(case):
@@ -82,20 +109,17 @@ def test_inverse_dynamics_excludes_force_elements(case):
            pd.CalcInverseDynamics(cd, vdot, DrakeMultibodyForces(pd)))
 
 
-def test_energy_and_power(case):
-    kind, pj, _, pd, _, states = case
-    if kind in ("bushing", "all"):
-        pytest.skip("pydrake does not implement the bushing's energy (tests/forces checks it)")
+def test_energy_and_power(energy_case):
+    """pydrake does not implement the bushing's energy; tests/forces checks jaxbody's."""
+    kind, pj, _, pd, _, states = energy_case
     for cj, cd in states:
         _close(pj.CalcPotentialEnergy(cj), pd.CalcPotentialEnergy(cd))
         _close(pj.CalcConservativePower(cj), pd.CalcConservativePower(cd))
         _close(pj.CalcNonConservativePower(cj), pd.CalcNonConservativePower(cd))
 
 
-def test_bushing_forces_angles_rates(case):
-    kind, pj, ij, pd, id_, states = case
-    if kind not in ("bushing", "all"):
-        pytest.skip("no bushing")
+def test_bushing_forces_angles_rates(bushing_case):
+    kind, pj, ij, pd, id_, states = bushing_case
     for name in ("bushing", "bushing_world"):
         bj, bd = ij[name], id_[name]
         for cj, cd in states:
@@ -110,10 +134,8 @@ def test_bushing_forces_angles_rates(case):
                    rpy.CalcRpyDtFromAngularVelocityInParent(w_AC_A))
 
 
-def test_bushing_parameters_round_trip(case):
-    kind, pj, ij, pd, id_, states = case
-    if kind != "bushing":
-        pytest.skip("bushing only")
+def test_bushing_parameters_round_trip(bushing_only_case):
+    kind, pj, ij, pd, id_, states = bushing_only_case
     bj, bd = ij["bushing"], id_["bushing"]
     cj, cd = states[0]
     for getter, setter in (("GetTorqueStiffnessConstants", "SetTorqueStiffnessConstants"),
@@ -132,10 +154,8 @@ def test_bushing_parameters_round_trip(case):
     _close(pj.CalcTimeDerivatives(cj), xd.CopyToVector())
 
 
-def test_bushing_gimbal_lock_raises_like_drake(case):
-    kind, pj, ij, pd, id_, states = case
-    if kind != "bushing":
-        pytest.skip("bushing only")
+def test_bushing_gimbal_lock_raises_like_drake(bushing_only_case):
+    kind, pj, ij, pd, id_, states = bushing_only_case
     bj, bd = ij["bushing_world"], id_["bushing_world"]
     cj, cd = states[0]
     # Frame C (A's body frame) pitched by π/2 relative to frame bushW (yawed by 0.2 in W).
