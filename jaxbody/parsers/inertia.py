@@ -29,7 +29,11 @@ INERTIA_SIGN_TOLERANCE = _VALIDITY_PRECISION
 
 
 def rotation_from_rpy(rpy) -> np.ndarray:
-    """``R = Rz(yaw) Ry(pitch) Rx(roll)`` (URDF's and Drake's space-fixed x-y-z angles)."""
+    """``R = Rz(yaw) Ry(pitch) Rx(roll)`` (URDF's and Drake's space-fixed x-y-z angles).
+
+    The same map as `jaxbody.math.so3.rpy_to_rotation`, kept in NumPy on purpose: model files
+    are read in float64 whatever JAX's precision mode, so parsed defaults never round to float32.
+    """
     r, p, y = (float(a) for a in rpy)
     cr, sr, cp, sp, cy, sy = np.cos(r), np.sin(r), np.cos(p), np.sin(p), np.cos(y), np.sin(y)
     return np.array([

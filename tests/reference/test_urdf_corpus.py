@@ -23,6 +23,7 @@ pytest.importorskip("pydrake")
 
 import jaxbody as jb  # noqa: E402
 from tests.parsers import robot_files  # noqa: E402
+from tests.parsers.drake_compare import shape_key  # noqa: E402
 
 POSE_TOL = 1e-14  # frame and geometry poses: the same numbers through the same formulas
 INERTIA_TOL = 1e-12  # mass, COM, unit inertia, relative to max(1, mass)
@@ -161,17 +162,6 @@ def _compare_finalized(dp, jp, name):
                                   err_msg=name)
 
 
-def _shape_key(shape):
-    kind = type(shape).__name__
-    if kind in ("Mesh", "Convex"):
-        filename = shape.filename() if hasattr(shape, "filename") else shape.source().path()
-        return kind, os.path.realpath(filename), tuple(shape.scale3())
-    getters = {"Box": ("width", "depth", "height"), "Sphere": ("radius",),
-               "Cylinder": ("radius", "length"), "Capsule": ("radius", "length"),
-               "Ellipsoid": ("a", "b", "c"), "HalfSpace": ()}[kind]
-    return (kind,) + tuple(getattr(shape, g)() for g in getters)
-
-
 def test_geometry_matches_pydrake_scene_graph(corpus):
     from pydrake.multibody.tree import BodyIndex
 
@@ -197,7 +187,7 @@ def test_geometry_matches_pydrake_scene_graph(corpus):
 
 def _compare_geometry(inspector, ga, g, kind):
     assert inspector.GetName(ga) == g.name()
-    assert _shape_key(inspector.GetShape(ga)) == _shape_key(g.shape()), g.name()
+    assert shape_key(inspector.GetShape(ga)) == shape_key(g.shape()), g.name()
     X_a = inspector.GetPoseInFrame(ga).GetAsMatrix4()
     assert np.abs(X_a - np.asarray(g.pose_in_body().GetAsMatrix4())).max() <= POSE_TOL
     if kind == "Collision":
