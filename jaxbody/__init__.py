@@ -65,7 +65,9 @@ from jaxbody.forces import (
     UniformGravityFieldElement,
 )
 from jaxbody.simulation import (
+    DiscreteRolloutResult,
     RolloutResult,
+    discrete_rollout,
     explicit_euler_step,
     rk4_step,
     rollout,
@@ -82,6 +84,7 @@ from jaxbody.geometry import (
     Cylinder,
     Ellipsoid,
     GeometryId,
+    GeometrySet,
     HalfSpace,
     IllustrationProperties,
     Mesh,
@@ -91,6 +94,7 @@ from jaxbody.geometry import (
     Shape,
     Sphere,
 )
+from jaxbody.contact import SapSolverParameters, SapStatistics
 from jaxbody.parsers import PackageMap, ParseError, ParseWarning, Parser
 
 __version__ = "0.1.0"
@@ -108,10 +112,11 @@ __all__ = [
     "DoorHinge", "DoorHingeConfig", "ExternallyAppliedSpatialForce", "ForceElement",
     "ForceElementIndex", "LinearBushingRollPitchYaw", "LinearSpringDamper", "PrismaticSpring",
     "RevoluteSpring", "UniformGravityFieldElement",
-    "RolloutResult", "explicit_euler_step", "rk4_step", "rollout", "semi_implicit_euler_step",
-    "simulate_adaptive",
+    "DiscreteRolloutResult", "RolloutResult", "discrete_rollout", "explicit_euler_step", "rk4_step", "rollout", "semi_implicit_euler_step",
+    "simulate_adaptive", "SapSolverParameters", "SapStatistics",
     "AddContactMaterial", "Box", "CalcContactFrictionFromSurfaceProperties", "Capsule", "Convex",
-    "CoulombFriction", "Cylinder", "Ellipsoid", "GeometryId", "HalfSpace", "IllustrationProperties",
+    "CoulombFriction", "Cylinder", "Ellipsoid", "GeometryId", "GeometrySet", "HalfSpace",
+    "IllustrationProperties",
     "Mesh", "PackageMap", "ParseError", "ParseWarning", "Parser", "ProximityProperties",
     "RegisteredGeometry", "Role", "Shape", "Sphere",
 ]

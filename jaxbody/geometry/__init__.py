@@ -1,6 +1,7 @@
 """Geometry: Drake's shapes, contact/visual properties, and registered-geometry records."""
 
 from jaxbody.geometry.geometry_instance import GeometryId, RegisteredGeometry, Role
+from jaxbody.geometry.geometry_set import GeometrySet
 from jaxbody.geometry.properties import (
     AddContactMaterial,
     CalcContactFrictionFromSurfaceProperties,
@@ -24,7 +25,8 @@ from jaxbody.geometry.shapes import (
 
 __all__ = [
     "AddContactMaterial", "Box", "CalcContactFrictionFromSurfaceProperties", "Capsule", "Convex",
-    "CoulombFriction", "Cylinder", "Ellipsoid", "GeometryId", "GeometryProperties", "HalfSpace",
+    "CoulombFriction", "Cylinder", "Ellipsoid", "GeometryId", "GeometryProperties", "GeometrySet",
+    "HalfSpace",
     "IllustrationProperties", "MakePhongIllustrationProperties", "Mesh", "ProximityProperties",
     "RegisteredGeometry", "Role", "Shape", "Sphere",
 ]

@@ -34,6 +34,11 @@ class Parameters:
         force_elements: one dict of ``jax.Array`` parameters per force element, in
             ForceElementIndex order (stiffness, damping, free lengths, bushing constants, ...; the
             gravity element's entry is empty: gravity is ``gravity`` above).
+        contact: per-collision-geometry contact parameters, each a (num_collision_geometries,)
+            array in collision-geometry order (``plant.GetCollisionGeometryIndex``):
+            ``point_contact_stiffness`` (N/m), ``relaxation_time`` (s),
+            ``hunt_crossley_dissipation`` (s/m), ``static_friction``, ``dynamic_friction``;
+            empty for a plant without collision geometry.
     """
 
     mass: jax.Array
@@ -46,6 +51,7 @@ class Parameters:
     rotor_inertia: jax.Array
     gear_ratio: jax.Array
     force_elements: tuple = ()
+    contact: dict = dataclasses.field(default_factory=dict)
 
 
 def _check_shape(name, x, shape):

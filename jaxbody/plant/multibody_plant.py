@@ -24,6 +24,8 @@ import numpy as np
 
 from jaxbody.forces.gravity import UniformGravityFieldElement
 from jaxbody.joints import Joint, QuaternionFloatingJoint, WeldJoint
+from jaxbody.plant._contact_query_api import ContactQueryAPI
+from jaxbody.plant._discrete_api import DiscreteAPI
 from jaxbody.plant._dynamics_api import DynamicsAPI
 from jaxbody.plant._forces_api import ForcesAPI
 from jaxbody.plant._geometry_api import GeometryAPI
@@ -47,8 +49,8 @@ from jaxbody.plant.topology import compile_topology
 TRIANGLE_INEQUALITY_TOLERANCE = 1e-10
 
 
-class MultibodyPlant(LookupAPI, StateAPI, KinematicsAPI, DynamicsAPI, ForcesAPI,
-                     GeometryAPI):
+class MultibodyPlant(ContactQueryAPI, LookupAPI, StateAPI, KinematicsAPI, DynamicsAPI, ForcesAPI,
+                     GeometryAPI, DiscreteAPI):
     """A multibody model: the builder before ``Finalize()``, a pure-function engine after.
 
     Args:
@@ -66,6 +68,7 @@ class MultibodyPlant(LookupAPI, StateAPI, KinematicsAPI, DynamicsAPI, ForcesAPI,
         self._force_elements = []
         self._topology = None
         self._init_geometry()
+        self._init_contact_query()
         world = RigidBody("world", ModelInstanceIndex(0), 0.0, np.zeros(3), np.zeros((3, 3)))
         self._register_body(world)
         self.AddForceElement(UniformGravityFieldElement())  # always element 0, as in Drake
@@ -88,7 +91,8 @@ class MultibodyPlant(LookupAPI, StateAPI, KinematicsAPI, DynamicsAPI, ForcesAPI,
         return (self._topology.key, self._time_step,
                 tuple(j._static_key() for j in self._joints),
                 tuple((a.name(), int(a.joint().index())) for a in self._actuators),
-                tuple(fe._static_key() for fe in self._force_elements))
+                tuple(fe._static_key() for fe in self._force_elements),
+                self._contact_static_key())
 
     # --- Lifecycle ------------------------------------------------------------------------------
     def time_step(self) -> float:
@@ -266,6 +270,7 @@ class MultibodyPlant(LookupAPI, StateAPI, KinematicsAPI, DynamicsAPI, ForcesAPI,
         self._topology = compile_topology(self)
         self._finalized = True
         self._build_defaults()
+        self._finalize_contact_query()
 
     def _check_loops(self, inboard):
         for body in self._bodies[1:]:

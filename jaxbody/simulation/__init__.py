@@ -2,6 +2,7 @@
 adaptive error-controlled integration (diffrax)."""
 
 from jaxbody.simulation.adaptive import simulate_adaptive
+from jaxbody.simulation.discrete_rollout import DiscreteRolloutResult, discrete_rollout
 from jaxbody.simulation.integrators import (
     INTEGRATORS,
     explicit_euler_step,
@@ -13,6 +14,7 @@ from jaxbody.simulation.integrators import (
 from jaxbody.simulation.rollout import RolloutResult, rollout
 
 __all__ = [
-    "INTEGRATORS", "RolloutResult", "explicit_euler_step", "normalize_quaternions",
+    "DiscreteRolloutResult", "INTEGRATORS", "discrete_rollout", "RolloutResult",
+    "explicit_euler_step", "normalize_quaternions",
     "quaternion_indices", "rk4_step", "rollout", "semi_implicit_euler_step", "simulate_adaptive",
 ]

@@ -1,0 +1,114 @@
+"""SAP constraint kernels: regularization, projection γ = P(y), cost and Hessian blocks.
+
+Two families, each vectorized over its constraints (Castro, Permenter, Han, IEEE T-RO 2023;
+Drake's ``SapFrictionConeConstraint`` and ``SapLimitConstraint``):
+
+Friction cone (compliant point contact), per contact, with vc = (vt₁, vt₂, vn) = J v:
+    Rn = max(β²/(4π²)·w, 1/(δt·k·(δt + τd))),   Rt = σ·w,   v̂ = (0, 0, −φ₀/(δt + τd)),
+    y = R⁻¹(v̂ − vc),   γ = P_F(y) (projection on {‖γt‖ ≤ μγn} in the R-norm):
+        stiction   ‖yt‖ₛ ≤ μ yn:                          γ = y
+        sliding    −μ̂‖yt‖ₛ < yn < ‖yt‖ₛ/μ:                γn = (yn + μ̂‖yt‖ₛ)/(1 + μμ̂), γt = μγn t̂
+        separation otherwise:                              γ = 0
+    with μ̂ = μ Rt/Rn, t̂ = yt/‖yt‖ₛ and the soft norm ‖x‖ₛ = (‖x‖² + ε²)^½ (ε = 1e-7, Drake's).
+Unilateral (joint limits), per equation, vc = ±v_dof:  γ = max(y, 0).
+
+Each constraint's cost is ℓᵢ = ½ γᵢᵀ Rᵢ γᵢ, its gradient −γᵢ and its Hessian Gᵢ = −∂γᵢ/∂vc,
+which the Newton step needs (G = ∂P/∂y R⁻¹; stiction R⁻¹, separation 0).
+
+An ``active`` mask (0/1) switches a constraint slot off (γ = 0, G = 0): fixed-size arrays under
+jit stand for Drake's variable-size constraint lists.
+"""
+
+from __future__ import annotations
+
+import math
+
+import jax.numpy as jnp
+
+SOFT_TOLERANCE = 1.0e-7  # Drake's SapFrictionConeConstraint::SoftNorm ε
+
+
+def delassus_estimate(J, inv_diag_A):
+    """Drake's per-constraint diagonal Delassus estimate ``‖J diag(A)⁻¹ Jᵀ‖_F / m``.
+
+    Args:
+        J: (n, m, nv) constraint Jacobians (m equations each).
+        inv_diag_A: (nv,) 1 / diag(A).
+    Returns:
+        (n,) w.
+    """
+    W = jnp.einsum("cin,n,cjn->cij", J, inv_diag_A, J)
+    return jnp.sqrt(jnp.sum(W * W, axis=(1, 2)) + 1e-300) / J.shape[1]
+
+
+def near_rigid_factor(beta):
+    return beta * beta / (4.0 * math.pi * math.pi)
+
+
+def cone_regularization(w, k, tau_d, phi0, dt, beta, sigma):
+    """(R (n, 3), v̂ (n, 3)) of friction-cone constraints (see the module docstring)."""
+    Rn = jnp.maximum(near_rigid_factor(beta) * w, 1.0 / (dt * k * (dt + tau_d)))
+    Rt = sigma * w
+    R = jnp.stack([Rt, Rt, Rn], -1)
+    vn_hat = -phi0 / (dt + tau_d)
+    z = jnp.zeros_like(vn_hat)
+    return R, jnp.stack([z, z, vn_hat], -1)
+
+
+def limit_regularization(w, g0, dt, stiffness, tau_d, beta):
+    """(R (n,), v̂ (n,)) of unilateral limit equations with constraint values ``g0`` (≥ 0 when
+    inside the limit)."""
+    R = jnp.maximum(near_rigid_factor(beta) * w, 1.0 / (dt * stiffness * (dt + tau_d)))
+    return R, -g0 / (dt + tau_d)
+
+
+def _cone_parts(vc, R, vhat, mu):
+    y = (vhat - vc) / R
+    yt, yn = y[..., :2], y[..., 2]
+    yr = jnp.sqrt(jnp.sum(yt * yt, -1) + SOFT_TOLERANCE**2)
+    that = yt / yr[..., None]
+    mu_hat = mu * R[..., 0] / R[..., 2]
+    stiction = yr <= mu * yn
+    sliding = (~stiction) & (-mu_hat * yr < yn) & (mu * yn < yr)
+    return y, yr, yn, that, mu_hat, stiction, sliding
+
+
+def cone_impulses(vc, R, vhat, mu, active):
+    """γ (n, 3) = P_F(y) for contact velocities ``vc`` (n, 3); zero where ``active`` is 0."""
+    y, yr, yn, that, mu_hat, stiction, sliding = _cone_parts(vc, R, vhat, mu)
+    gn = (yn + mu_hat * yr) / (1.0 + mu * mu_hat)
+    g_slide = jnp.concatenate([(mu * gn)[..., None] * that, gn[..., None]], -1)
+    g = jnp.where(stiction[..., None], y, jnp.where(sliding[..., None], g_slide, 0.0))
+    return g * active[..., None]
+
+
+def cone_hessian(vc, R, vhat, mu, active):
+    """G (n, 3, 3) = −∂γ/∂vc, Drake's analytic blocks."""
+    y, yr, yn, that, mu_hat, stiction, sliding = _cone_parts(vc, R, vhat, mu)
+    factor = 1.0 / (1.0 + mu * mu_hat)
+    gn = (yn + mu_hat * yr) * factor
+    P = that[..., :, None] * that[..., None, :]
+    Pperp = jnp.eye(2, dtype=vc.dtype) - P
+    m, mh = mu[..., None, None], mu_hat[..., None, None]
+    dgt_dyt = m * ((gn / yr)[..., None, None] * Pperp + mh * factor[..., None, None] * P)
+    dgt_dyn = (mu * factor)[..., None] * that
+    dgn_dyt = (mu_hat * factor)[..., None] * that
+    top = jnp.concatenate([dgt_dyt, dgt_dyn[..., :, None]], -1)
+    bottom = jnp.concatenate([dgn_dyt, factor[..., None]], -1)[..., None, :]
+    dPdy = jnp.concatenate([top, bottom], -2)
+    Rinv = 1.0 / R
+    G_slide = dPdy * Rinv[..., None, :]
+    G_stick = jnp.eye(3, dtype=vc.dtype) * Rinv[..., None, :]
+    G = jnp.where(stiction[..., None, None], G_stick,
+                  jnp.where(sliding[..., None, None], G_slide, 0.0))
+    return G * active[..., None, None]
+
+
+def limit_impulses(vc, R, vhat, active):
+    """γ (n,) = max(R⁻¹(v̂ − vc), 0) for unilateral equations."""
+    return jnp.maximum((vhat - vc) / R, 0.0) * active
+
+
+def limit_hessian(vc, R, vhat, active):
+    """G (n,) = R⁻¹ where y > 0, else 0."""
+    return jnp.where((vhat - vc) / R > 0.0, 1.0 / R, 0.0) * active

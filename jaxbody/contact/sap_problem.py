@@ -1,0 +1,105 @@
+"""The SAP problem: data, cost ℓ(v), momentum residual ∇ℓ(v) and Hessian H(v).
+
+    ℓ(v) = ½ (v − v*)ᵀ A (v − v*) + Σᵢ ½ γᵢᵀ Rᵢ γᵢ,        γᵢ = P(−Rᵢ⁻¹(Jᵢ v − v̂ᵢ)),
+    ∇ℓ(v) = A (v − v*) − Jᵀ γ,        H(v) = A + Jᵀ G J.
+
+`SapProblem` is a pytree of arrays only, so a problem is built by differentiable code (from
+masses, stiffness, friction, …) and the implicit gradient of the solution flows back into those
+parameters (see `sap_solver`). Constraint slots have fixed sizes; ``*_active`` masks (0/1) switch
+slots off.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import jax
+import jax.numpy as jnp
+
+from jaxbody.contact import constraints as C
+
+
+@jax.tree_util.register_dataclass
+@dataclasses.dataclass(frozen=True)
+class SapProblem:
+    """Arrays of one SAP problem.
+
+    Attributes:
+        A: (nv, nv) dynamics matrix M + δt·D (SPD).
+        v_star: (nv,) free-motion velocities.
+        Jc: (nc, 3, nv) contact Jacobians; rows (t₁, t₂, n) of the contact frame.
+        Rc: (nc, 3) regularization (Rt, Rt, Rn).
+        vhat_c: (nc, 3) bias velocities (0, 0, v̂n).
+        mu: (nc,) friction coefficients.
+        active_c: (nc,) 0/1.
+        Jl: (nl, nv) unilateral (joint-limit) Jacobian rows.
+        Rl, vhat_l, active_l: (nl,) their regularization, bias and mask.
+        scale_mask: (nv,) 1 for velocities of trees that have an active constraint (Drake's
+            "participating" dofs, used by the stopping criterion), 0 elsewhere.
+    """
+
+    A: jax.Array
+    v_star: jax.Array
+    Jc: jax.Array
+    Rc: jax.Array
+    vhat_c: jax.Array
+    mu: jax.Array
+    active_c: jax.Array
+    Jl: jax.Array
+    Rl: jax.Array
+    vhat_l: jax.Array
+    active_l: jax.Array
+    scale_mask: jax.Array
+
+
+@dataclasses.dataclass(frozen=True)
+class SapSolverParameters:
+    """Drake's ``SapSolverParameters`` defaults (exact line search)."""
+
+    abs_tolerance: float = 1e-14
+    rel_tolerance: float = 1e-6
+    cost_abs_tolerance: float = 1e-30
+    cost_rel_tolerance: float = 1e-15
+    max_iterations: int = 100
+    line_search_max_iterations: int = 100
+    alpha_max: float = 1.5
+    line_search_f_tolerance: float = 1e-8
+
+
+def constraint_velocities(p: SapProblem, v):
+    return jnp.einsum("cin,n->ci", p.Jc, v), p.Jl @ v
+
+
+def impulses(p: SapProblem, vc, vl):
+    return (C.cone_impulses(vc, p.Rc, p.vhat_c, p.mu, p.active_c),
+            C.limit_impulses(vl, p.Rl, p.vhat_l, p.active_l))
+
+
+def generalized_impulse(p: SapProblem, gc, gl):
+    """Jᵀ γ: (nv,)."""
+    return jnp.einsum("cin,ci->n", p.Jc, gc) + p.Jl.T @ gl
+
+
+def constraint_cost(p: SapProblem, gc, gl):
+    return 0.5 * (jnp.sum(gc * gc * p.Rc) + jnp.sum(gl * gl * p.Rl))
+
+
+def cost(p: SapProblem, v):
+    dv = v - p.v_star
+    gc, gl = impulses(p, *constraint_velocities(p, v))
+    return 0.5 * dv @ (p.A @ dv) + constraint_cost(p, gc, gl)
+
+
+def gradient(p: SapProblem, v):
+    """∇ℓ(v) = A(v − v*) − Jᵀγ: the momentum residual."""
+    gc, gl = impulses(p, *constraint_velocities(p, v))
+    return p.A @ (v - p.v_star) - generalized_impulse(p, gc, gl)
+
+
+def hessian(p: SapProblem, v):
+    """H(v) = A + Jᵀ G J: (nv, nv), SPD."""
+    vc, vl = constraint_velocities(p, v)
+    Gc = C.cone_hessian(vc, p.Rc, p.vhat_c, p.mu, p.active_c)
+    Gl = C.limit_hessian(vl, p.Rl, p.vhat_l, p.active_l)
+    H = p.A + jnp.einsum("cin,cij,cjm->nm", p.Jc, Gc, p.Jc)
+    return H + jnp.einsum("ln,l,lm->nm", p.Jl, Gl, p.Jl)

@@ -1,0 +1,133 @@
+"""Per-geometry contact properties and Drake's rules for combining them per contact point.
+
+Per geometry (``ProximityProperties`` group ``"material"``, Drake's names), with the default
+used when the property is absent:
+
+- ``point_contact_stiffness`` k (N/m), >= 0: jaxbody default `DEFAULT_POINT_CONTACT_STIFFNESS`
+  (Drake's default is a heuristic of the plant, ``2·m_max·g/δ`` with the heaviest body's mass
+  and the penetration allowance δ = 1 mm; see ``MultibodyPlant::EstimatePointContactParameters``);
+- ``relaxation_time`` τ (s), >= 0: Drake's constant default `DEFAULT_RELAXATION_TIME` (SAP's
+  dissipation time scale; Drake's ``default_dissipation_time_constant`` in
+  ``multibody/plant/discrete_contact_data_builder.cc`` / ``compliant_contact_manager.cc``);
+- ``hunt_crossley_dissipation`` d (s/m), >= 0: Drake's default ``ζ/(ω δ) = 1/√(g δ)`` (critical
+  damping ζ = 1, ω = √(g/δ), δ = 1 mm), independent of the masses, computed from the plant's
+  gravity (9.81 m/s² if zero) by `default_hunt_crossley_dissipation`;
+- ``coulomb_friction`` (μs, μd): required, as in Drake (``GetCoulombFriction`` throws); the
+  query raises for a candidate pair whose geometry has none.
+
+Combination for a pair (A, B) (``multibody/plant/contact_properties.cc``):
+
+    k  = kA kB / (kA + kB)            (springs in series; kA = ∞ gives kB; 0 if both 0)
+    τ  = τA + τB
+    d  = (kB dA + kA dB) / (kA + kB)  (dB if kA = ∞, dA if kB = ∞, 0 if kA + kB = 0)
+    μ  = 2 μA μB / (μA + μB)          (static and dynamic; ``CalcContactFrictionFromSurfaceProperties``)
+    p_WC = wA p_WCa + wB p_WCb,   wA = kA / (kA + kB), wB = 1 - wA   (0.5 each if both 0;
+           the contact point of ``AppendDiscreteContactPairsForPointContact``)
+
+All combinations are written with guarded divisions so that derivatives with respect to the
+per-geometry values are finite everywhere (including k = 0 and k = ∞).
+"""
+
+from __future__ import annotations
+
+import math
+
+import jax.numpy as jnp
+import numpy as np
+
+from jaxbody.geometry.properties import (
+    FRICTION,
+    HUNT_CROSSLEY_DISSIPATION,
+    MATERIAL_GROUP,
+    POINT_STIFFNESS,
+    RELAXATION_TIME,
+    CoulombFriction,
+)
+
+DEFAULT_POINT_CONTACT_STIFFNESS = 1.0e6  # N/m, jaxbody's default
+DEFAULT_RELAXATION_TIME = 0.1  # s, Drake's constant
+DEFAULT_PENETRATION_ALLOWANCE = 1.0e-3  # m, Drake's MultibodyPlantConfig default
+STANDARD_GRAVITY = 9.81  # m/s², Drake's UniformGravityFieldElement::kDefaultStrength
+
+# Keys of ``Context.parameters.contact`` (arrays indexed by collision-geometry order).
+STIFFNESS, TAU, DISSIPATION = POINT_STIFFNESS, RELAXATION_TIME, HUNT_CROSSLEY_DISSIPATION
+STATIC_FRICTION, DYNAMIC_FRICTION = "static_friction", "dynamic_friction"
+PARAMETER_NAMES = (STIFFNESS, TAU, DISSIPATION, STATIC_FRICTION, DYNAMIC_FRICTION)
+
+
+def default_hunt_crossley_dissipation(gravity) -> float:
+    """Drake's default Hunt-Crossley dissipation 1/√(g δ) (s/m) for the plant's gravity."""
+    g = float(np.linalg.norm(gravity)) or STANDARD_GRAVITY
+    return 1.0 / math.sqrt(g * DEFAULT_PENETRATION_ALLOWANCE)
+
+
+def _value(geom, name, default, allow_inf=False):
+    v = geom.properties().GetPropertyOrDefault(MATERIAL_GROUP, name, default)
+    try:
+        x = float(v)
+    except (TypeError, ValueError):
+        x = float("nan")
+    if not (x >= 0 and (np.isfinite(x) or (allow_inf and x == np.inf))):
+        raise ValueError(
+            f"Collision geometry '{geom.name()}' on body '{geom.body().name()}': the contact "
+            f"property ('{MATERIAL_GROUP}', '{name}') must be a number >= 0"
+            f"{'' if allow_inf else ' and finite'}; got {v!r}")
+    return x
+
+
+def geometry_contact_parameters(geometries, default_dissipation):
+    """Per-geometry property arrays and which geometries have a friction property.
+
+    Args:
+        geometries: the collision `RegisteredGeometry` records, in collision order.
+        default_dissipation: the Hunt-Crossley default (s/m).
+
+    Returns:
+        ``(values, has_friction)``: a dict of (G,) float arrays keyed by `PARAMETER_NAMES`,
+        and a (G,) bool array. Raises ValueError naming a geometry with an invalid value.
+    """
+    values = {name: np.zeros(len(geometries)) for name in PARAMETER_NAMES}
+    has_friction = np.zeros(len(geometries), bool)
+    for i, g in enumerate(geometries):
+        values[STIFFNESS][i] = _value(g, POINT_STIFFNESS, DEFAULT_POINT_CONTACT_STIFFNESS,
+                                      allow_inf=True)
+        values[TAU][i] = _value(g, RELAXATION_TIME, DEFAULT_RELAXATION_TIME)
+        values[DISSIPATION][i] = _value(g, HUNT_CROSSLEY_DISSIPATION, default_dissipation)
+        mu = g.properties().GetPropertyOrDefault(MATERIAL_GROUP, FRICTION, None)
+        if mu is not None:
+            if not isinstance(mu, CoulombFriction):
+                raise ValueError(f"Collision geometry '{g.name()}' on body '{g.body().name()}':"
+                                 f" ('{MATERIAL_GROUP}', '{FRICTION}') must be a "
+                                 f"CoulombFriction, got {type(mu).__name__}")
+            values[STATIC_FRICTION][i] = mu.static_friction()
+            values[DYNAMIC_FRICTION][i] = mu.dynamic_friction()
+            has_friction[i] = True
+    return values, has_friction
+
+
+def _div(num, den):
+    ok = den != 0
+    return jnp.where(ok, num / jnp.where(ok, den, 1.0), 0.0)
+
+
+def _harmonic(a, b):
+    """2ab/(a + b), 0 when a + b = 0."""
+    return _div(2.0 * a * b, a + b)
+
+
+def combine_contact_parameters(pa: dict, pb: dict) -> dict:
+    """Drake's combination (module docstring) of per-point A and B property arrays.
+
+    Returns a dict with ``k, tau, d, mu, mu_static`` and ``w_a`` (the weight of p_WCa).
+    """
+    kA, kB = pa[STIFFNESS], pb[STIFFNESS]
+    infA, infB = jnp.isinf(kA), jnp.isinf(kB)
+    fA, fB = jnp.where(infA, 1.0, kA), jnp.where(infB, 1.0, kB)  # finite stand-ins
+    den = fA + fB
+    k = jnp.where(infA, kB, jnp.where(infB, kA, _div(fA * fB, den)))
+    d_mix = _div(fB * pa[DISSIPATION] + fA * pb[DISSIPATION], den)
+    d = jnp.where(infA, pb[DISSIPATION], jnp.where(infB, pa[DISSIPATION], d_mix))
+    w_a = jnp.where(infA, 1.0, jnp.where(infB, 0.0, jnp.where(den > 0, _div(fA, den), 0.5)))
+    return {"k": k, "tau": pa[TAU] + pb[TAU], "d": d,
+            "mu": _harmonic(pa[DYNAMIC_FRICTION], pb[DYNAMIC_FRICTION]),
+            "mu_static": _harmonic(pa[STATIC_FRICTION], pb[STATIC_FRICTION]), "w_a": w_a}

@@ -1,0 +1,322 @@
+"""The point-contact query: candidate pairs compiled into vmapped kernel groups, culling, and
+the per-point contact data (`PointContacts`) that the contact solver consumes.
+
+Static structure (`ContactQuery`, NumPy, hashed by content) is built once per plant: the
+candidate pairs (`candidates.py`) grouped by their pair of shape kinds, each group one
+``jax.vmap`` of one kernel over static index arrays, with K points per pair. The pure function
+`calc_point_contacts` maps body poses and the per-geometry contact parameters (jax.Arrays from
+the Context) to P = Σ_groups m_g K_g point slots.
+
+Culling: a group of n pairs evaluates at most m = ``max_pairs_per_group`` of them. When n > m,
+a bounding-sphere distance (``‖c_A - c_B‖ - r_A - r_B``, or the height of B's sphere above a
+half space) is computed for all n, and ``jax.lax.top_k`` keeps the m closest; ``overflow`` is
+True when a dropped pair's bounding spheres touch (its contact may be missed: raise the cap).
+When n <= m every pair is evaluated and slot i always holds the same pair, so the static
+per-slot arrays `ContactQuery.body_a` etc. are available; with culling they are None and the
+per-slot indices in `PointContacts` (dynamic) must be used.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxbody.geometry.collision._util import ContactPoints, swap
+from jaxbody.geometry.collision.contact_properties import combine_contact_parameters
+from jaxbody.geometry.collision.kernels import canonical, get_kernel, is_supported
+from jaxbody.geometry.collision.shape_data import (
+    bounding_sphere,
+    encode_shape,
+    shape_kind,
+    stack_params,
+)
+
+# φ reported in slots that hold no contact candidate (m); such slots also have valid = False.
+PHI_INVALID = 1.0e3
+
+
+@dataclasses.dataclass(frozen=True)
+class ContactQueryOptions:
+    """Options of the point-contact query.
+
+    Attributes:
+        single_point: Drake's one (deepest) point per pair instead of the multi-point
+            manifolds (box faces, capsule and cylinder ends, polytope vertices).
+        max_pairs_per_group: evaluate at most this many candidate pairs per kind-pair group,
+            the closest by bounding spheres (None: no cap).
+    """
+
+    single_point: bool = False
+    max_pairs_per_group: int | None = 128
+
+    def __post_init__(self):
+        m = self.max_pairs_per_group
+        if m is not None and (not isinstance(m, (int, np.integer)) or m < 1):
+            raise ValueError(f"ContactQueryOptions: max_pairs_per_group must be a positive "
+                             f"int or None, got {m!r}")
+
+
+class PointContacts(NamedTuple):
+    """Contact points over all P slots (in World, SI units).
+
+    Attributes:
+        phi: (P,) signed distance (m), < 0 when penetrating (`PHI_INVALID` in invalid slots).
+        p_WC: (P, 3) contact point, Drake's stiffness-weighted ``wA p_WCa + wB p_WCb``.
+        nhat_BA_W: (P, 3) unit normal from B into A.
+        k: (P,) combined point stiffness (N/m).
+        tau: (P,) combined relaxation (dissipation) time (s), SAP's τ_d.
+        mu: (P,) combined dynamic friction (what SAP uses).
+        mu_static: (P,) combined static friction.
+        d: (P,) combined Hunt-Crossley dissipation (s/m).
+        valid: (P,) bool; False for slots with no contact candidate (padding, unused
+            manifold points). Ignore invalid slots.
+        p_WCa: (P, 3) witness point on A; p_WCb: (P, 3) on B.
+        body_a: (P,) BodyIndex of A's body; body_b: (P,) of B's (int32).
+        geometry_a: (P,) GeometryId of A; geometry_b: (P,) of B (int32; A's id < B's id).
+        overflow: () bool, True when culling dropped a pair whose bounding spheres touch.
+    """
+
+    phi: jax.Array
+    p_WC: jax.Array
+    nhat_BA_W: jax.Array
+    k: jax.Array
+    tau: jax.Array
+    mu: jax.Array
+    mu_static: jax.Array
+    d: jax.Array
+    valid: jax.Array
+    p_WCa: jax.Array
+    p_WCb: jax.Array
+    body_a: jax.Array
+    body_b: jax.Array
+    geometry_a: jax.Array
+    geometry_b: jax.Array
+    overflow: jax.Array
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class PairGroup:
+    """Candidate pairs of one kind pair, evaluated by one vmapped kernel.
+
+    ``ga``/``gb`` are the collision indices passed as the kernel's A and B (canonical kind
+    order); ``swapped[i]`` is True where pair i's A (lower GeometryId) is the kernel's B.
+    """
+
+    kinds: tuple
+    pair: np.ndarray  # (n,) index into the candidate list
+    ga: np.ndarray
+    gb: np.ndarray
+    swapped: np.ndarray
+    params_a: dict
+    params_b: dict
+    bound_a: tuple  # (centers (n, 3) in G, radii (n,))
+    bound_b: tuple
+    points_per_pair: int
+    evaluated: int  # m = min(n, cap)
+
+    @property
+    def culled(self) -> bool:
+        return self.evaluated < len(self.pair)
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class ContactQuery:
+    """The compiled point-contact query of a plant (static; see the module docstring).
+
+    Attributes:
+        geometry_ids: (G,) GeometryId of each collision geometry (collision order).
+        geometry_body: (G,) BodyIndex of each collision geometry's body.
+        R_BG, p_BG: (G, 3, 3), (G, 3) pose of each geometry in its body.
+        pair_a, pair_b: (num_pairs,) collision indices of each candidate pair (A < B).
+        groups: the `PairGroup` of each kind pair.
+        options: the `ContactQueryOptions`.
+        num_points: P.
+        body_a, body_b, geometry_a, geometry_b: (P,) static BodyIndex / GeometryId per slot,
+            or None when a group is culled (use the `PointContacts` fields then).
+        key: content hash.
+    """
+
+    geometry_ids: np.ndarray
+    geometry_body: np.ndarray
+    R_BG: np.ndarray
+    p_BG: np.ndarray
+    pair_a: np.ndarray
+    pair_b: np.ndarray
+    groups: tuple
+    options: ContactQueryOptions
+    num_points: int
+    body_a: np.ndarray | None
+    body_b: np.ndarray | None
+    geometry_a: np.ndarray | None
+    geometry_b: np.ndarray | None
+    key: str
+
+    def __hash__(self):
+        return hash(self.key)
+
+    def __eq__(self, other):
+        return isinstance(other, ContactQuery) and other.key == self.key
+
+    @property
+    def culled(self) -> bool:
+        return any(g.culled for g in self.groups)
+
+
+def _describe(geom):
+    return f"'{geom.name()}' ({type(geom.shape()).__name__}) on body '{geom.body().name()}'"
+
+
+def build_contact_query(geometries, pair_a, pair_b, options) -> ContactQuery:
+    """Compiles the query for collision geometries (collision order) and candidate pairs.
+
+    Raises:
+        ValueError: a candidate pair of shape kinds that no kernel supports, naming both
+            geometries.
+    """
+    kinds = [shape_kind(g.shape()) for g in geometries]
+    by_kinds = {}
+    for p, (i, j) in enumerate(zip(pair_a, pair_b)):
+        if not is_supported(kinds[i], kinds[j]):
+            raise ValueError(f"Point contact between collision geometries "
+                             f"{_describe(geometries[i])} and {_describe(geometries[j])} is "
+                             "not supported (see jaxbody.geometry.collision.kernels); exclude "
+                             "the pair with ExcludeCollisionGeometriesWithCollisionFilterGroupPair")
+        by_kinds.setdefault(canonical(kinds[i], kinds[j]), []).append(p)
+    encoded, bounds = {}, {}
+    for g in sorted({int(x) for x in np.r_[pair_a, pair_b]}):
+        encoded[g] = encode_shape(geometries[g].shape())
+        bounds[g] = bounding_sphere(geometries[g].shape())
+    cap = options.max_pairs_per_group
+    groups, h = [], hashlib.sha256()
+    for (ka, kb), pairs in sorted(by_kinds.items()):
+        pairs = np.asarray(pairs, np.int64)
+        i, j = np.asarray(pair_a)[pairs], np.asarray(pair_b)[pairs]
+        swapped = np.array([kinds[a] != ka for a in i]) if ka != kb else np.zeros(len(i), bool)
+        ga, gb = np.where(swapped, j, i), np.where(swapped, i, j)
+        pa = stack_params([encoded[int(g)] for g in ga])
+        pb = stack_params([encoded[int(g)] for g in gb])
+        n = len(pairs)
+        m = n if cap is None else min(n, int(cap))
+        kernel = get_kernel(ka, kb)
+        K = jax.eval_shape(lambda a, b, k=kernel: k(a, _eye(), b, _eye(), options.single_point),
+                           _first(pa), _first(pb)).phi.shape[0]
+        bound = lambda gs: (np.stack([bounds[int(g)][0] for g in gs]),  # noqa: E731
+                            np.array([bounds[int(g)][1] for g in gs]))
+        groups.append(PairGroup((ka, kb), pairs, ga, gb, swapped, pa, pb, bound(ga), bound(gb),
+                                int(K), m))
+        for arr in (pairs, ga, gb, *pa.values(), *pb.values()):
+            h.update(np.ascontiguousarray(arr).tobytes())
+        h.update(f"{ka}/{kb}/{K}/{m}".encode())
+    ids = np.array([int(g.geometry_id()) for g in geometries], np.int64)
+    body = np.array([int(g.body().index()) for g in geometries], np.int64)
+    R_BG = np.stack([np.asarray(g.pose_in_body().rotation().matrix(), float) for g in geometries]
+                    ) if geometries else np.zeros((0, 3, 3))
+    p_BG = np.stack([np.asarray(g.pose_in_body().translation(), float) for g in geometries]
+                    ) if geometries else np.zeros((0, 3))
+    for arr in (ids, body, R_BG, p_BG, np.asarray(pair_a), np.asarray(pair_b)):
+        h.update(np.ascontiguousarray(arr).tobytes())
+    h.update(repr(options).encode())
+    num_points = sum(g.evaluated * g.points_per_pair for g in groups)
+    static = {k: None for k in ("body_a", "body_b", "geometry_a", "geometry_b")}
+    if not any(g.culled for g in groups):
+        slot_a = np.concatenate([np.repeat(np.asarray(pair_a)[g.pair], g.points_per_pair)
+                                 for g in groups] + [np.zeros(0, np.int64)])
+        slot_b = np.concatenate([np.repeat(np.asarray(pair_b)[g.pair], g.points_per_pair)
+                                 for g in groups] + [np.zeros(0, np.int64)])
+        static = {"body_a": body[slot_a], "body_b": body[slot_b],
+                  "geometry_a": ids[slot_a], "geometry_b": ids[slot_b]}
+    return ContactQuery(ids, body, R_BG, p_BG, np.asarray(pair_a, np.int64),
+                        np.asarray(pair_b, np.int64), tuple(groups), options, int(num_points),
+                        key=h.hexdigest(), **static)
+
+
+def _eye():
+    return jnp.eye(3), jnp.zeros(3)
+
+
+def _first(params):
+    return {k: jnp.asarray(v[0]) for k, v in params.items()}
+
+
+def _bound_distance(group, X_a, X_b):
+    """(n,) bounding-sphere distance of every pair of a group."""
+    (ca, ra), (cb, rb) = group.bound_a, group.bound_b
+    c_a = jnp.einsum("nij,nj->ni", X_a[0], ca) + X_a[1]
+    c_b = jnp.einsum("nij,nj->ni", X_b[0], cb) + X_b[1]
+    if group.kinds[0] == "HalfSpace":
+        return jnp.sum((c_b - X_a[1]) * X_a[0][:, :, 2], -1) - rb
+    gap = c_a - c_b
+    return jnp.sqrt(jnp.sum(gap * gap, -1) + 1e-300) - ra - rb
+
+
+def _evaluate_group(query, group, R_WG, p_WG):
+    """(points (m, K) flattened, pair index (m,), overflow) of one group."""
+    X_a, X_b = (R_WG[group.ga], p_WG[group.ga]), (R_WG[group.gb], p_WG[group.gb])
+    pa = {k: jnp.asarray(v) for k, v in group.params_a.items()}
+    pb = {k: jnp.asarray(v) for k, v in group.params_b.items()}
+    select = jnp.arange(len(group.pair))
+    overflow = jnp.zeros((), bool)
+    if group.culled:
+        m = group.evaluated
+        neg_d, idx = jax.lax.top_k(-jax.lax.stop_gradient(_bound_distance(group, X_a, X_b)),
+                                   m + 1)
+        overflow = -neg_d[m] <= 0.0
+        select = idx[:m]
+        pick = lambda t: jax.tree_util.tree_map(lambda x: x[select], t)  # noqa: E731
+        X_a, X_b, pa, pb = pick(X_a), pick(X_b), pick(pa), pick(pb)
+    kernel = get_kernel(*group.kinds)
+    pts = jax.vmap(lambda a, xa, b, xb: kernel(a, xa, b, xb, query.options.single_point))(
+        pa, X_a, pb, X_b)
+    pts = swap(pts, jnp.asarray(group.swapped)[select])
+    flat = ContactPoints(*(x.reshape((-1,) + x.shape[2:]) for x in pts))
+    return flat, jnp.asarray(group.pair)[select], overflow
+
+
+def calc_point_contacts(query: ContactQuery, R_WB, p_WB, contact_parameters) -> PointContacts:
+    """All contact points of a plant configuration.
+
+    Args:
+        query: the plant's `ContactQuery`.
+        R_WB: (num_bodies, 3, 3), p_WB: (num_bodies, 3): body poses in World, BodyIndex order.
+        contact_parameters: dict of (G,) arrays, keys of
+            `contact_properties.PARAMETER_NAMES` (``Context.parameters.contact``).
+
+    Returns:
+        `PointContacts` over P = ``query.num_points`` slots.
+    """
+    dtype = p_WB.dtype
+    gbody = query.geometry_body
+    R_W = R_WB[gbody]
+    R_WG = R_W @ jnp.asarray(query.R_BG, dtype)
+    p_WG = p_WB[gbody] + jnp.einsum("gij,gj->gi", R_W, jnp.asarray(query.p_BG, dtype))
+    parts, pair_idx, overflow = [], [], jnp.zeros((), bool)
+    for group in query.groups:
+        pts, pair, over = _evaluate_group(query, group, R_WG, p_WG)
+        parts.append(pts)
+        pair_idx.append(jnp.repeat(pair, group.points_per_pair))
+        overflow = overflow | over
+    if not parts:
+        z = jnp.zeros((0,), dtype)
+        z3 = jnp.zeros((0, 3), dtype)
+        zi = jnp.zeros((0,), jnp.int32)
+        return PointContacts(z, z3, z3, z, z, z, z, z, jnp.zeros((0,), bool), z3, z3, zi, zi,
+                             zi, zi, overflow)
+    pts = ContactPoints(*(jnp.concatenate(x, 0) for x in zip(*parts)))
+    pair = jnp.concatenate(pair_idx)
+    ga, gb = jnp.asarray(query.pair_a)[pair], jnp.asarray(query.pair_b)[pair]
+    props = combine_contact_parameters({k: v[ga] for k, v in contact_parameters.items()},
+                                       {k: v[gb] for k, v in contact_parameters.items()})
+    w_a = props["w_a"][:, None]
+    p_WC = w_a * pts.p_WCa + (1.0 - w_a) * pts.p_WCb
+    ids, body = jnp.asarray(query.geometry_ids, jnp.int32), jnp.asarray(gbody, jnp.int32)
+    return PointContacts(
+        phi=jnp.where(pts.valid, pts.phi, PHI_INVALID), p_WC=p_WC, nhat_BA_W=pts.nhat_BA_W,
+        k=props["k"], tau=props["tau"], mu=props["mu"], mu_static=props["mu_static"],
+        d=props["d"], valid=pts.valid, p_WCa=pts.p_WCa, p_WCb=pts.p_WCb,
+        body_a=body[ga], body_b=body[gb], geometry_a=ids[ga], geometry_b=ids[gb],
+        overflow=overflow)

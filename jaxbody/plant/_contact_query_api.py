@@ -1,0 +1,221 @@
+"""Point-contact queries on `MultibodyPlant`: collision candidates, Drake's collision filters,
+and ``CalcPointContacts``, the geometry input of the discrete contact solver.
+
+``Finalize()`` fixes the candidate pairs (Drake's filters: same body, adjacent bodies, welded
+subgraphs, user filter groups; see `jaxbody.geometry.collision.candidates`) and the default
+per-geometry contact parameters, which ``CreateDefaultContext()`` puts in
+``context.parameters.contact`` as (num_collision_geometries,) ``jax.Array`` leaves (stiffness,
+relaxation time, Hunt-Crossley dissipation, static and dynamic friction, in collision-geometry
+order), so that results can be differentiated with respect to them. Shapes and ``X_BG`` are
+static. The compiled query (kernel groups; mesh hulls are read here) is built on first use.
+
+Example:
+    >>> import jax, dataclasses
+    >>> import jaxbody as jb
+    >>> plant = jb.MultibodyPlant(0.001)
+    >>> ball = plant.AddRigidBody("ball", jb.SpatialInertia.SolidSphereWithMass(1.0, 0.1))
+    >>> _ = plant.RegisterCollisionGeometry(ball, jb.RigidTransform(), jb.Sphere(0.1), "ball",
+    ...                                     jb.CoulombFriction(0.5, 0.5))
+    >>> _ = plant.RegisterCollisionGeometry(plant.world_body(), jb.RigidTransform(),
+    ...                                     jb.HalfSpace(), "ground", jb.CoulombFriction(1, 1))
+    >>> plant.Finalize()
+    >>> context = plant.SetPositions(plant.CreateDefaultContext(), [1, 0, 0, 0, 0, 0, 0.09])
+    >>> contacts = jax.jit(plant.CalcPointContacts)(context)
+    >>> round(float(contacts.phi[0]), 6), round(float(contacts.mu[0]), 6)
+    (-0.01, 0.666667)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import jax.numpy as jnp
+import numpy as np
+
+from jaxbody.geometry import GeometryId, GeometrySet, Role
+from jaxbody.geometry.collision.candidates import collision_candidates
+from jaxbody.geometry.collision.contact_properties import (
+    PARAMETER_NAMES,
+    default_hunt_crossley_dissipation,
+    geometry_contact_parameters,
+)
+from jaxbody.geometry.collision.query import (
+    ContactQueryOptions,
+    PointContacts,
+    build_contact_query,
+    calc_point_contacts,
+)
+
+
+class ContactQueryAPI:
+    """Mixin of `MultibodyPlant`: collision filters, candidates and point-contact queries."""
+
+    def _init_contact_query(self):
+        self._adjacent_bodies_collision_filters = True
+        self._collision_filter_declarations = []  # (set of ids, set of ids or None)
+        self._contact_query_options = ContactQueryOptions()
+        self._collision_pairs = None  # (pair_a, pair_b) collision indices, at Finalize
+        self._contact_query_cache = None
+
+    # --- Filters (before Finalize) ---------------------------------------------------------
+    def set_adjacent_bodies_collision_filters(self, value: bool):
+        """Whether Finalize filters collisions between bodies joined by a joint (Drake's
+        default: True; joints to the world and quaternion floating joints never filter)."""
+        self._require_not_finalized("set_adjacent_bodies_collision_filters")
+        self._adjacent_bodies_collision_filters = bool(value)
+
+    def get_adjacent_bodies_collision_filters(self) -> bool:
+        return self._adjacent_bodies_collision_filters
+
+    def ExcludeCollisionGeometriesWithCollisionFilterGroupPair(self, collision_filter_group_a,
+                                                               collision_filter_group_b):
+        """Excludes collisions between two named groups ``(name, GeometrySet)``: within the
+        set when both names are equal, else between the two sets (Drake's rule). Bodies in a
+        set stand for their collision geometries registered so far. Before Finalize only."""
+        what = "ExcludeCollisionGeometriesWithCollisionFilterGroupPair"
+        if self._finalized:
+            raise RuntimeError(f"Post-finalize calls to '{what}()' are not allowed; calls to "
+                               "this method must happen before Finalize().")
+        (name_a, set_a), (name_b, set_b) = collision_filter_group_a, collision_filter_group_b
+        ids_a, ids_b = self._resolve_geometry_set(set_a, what), self._resolve_geometry_set(
+            set_b, what)
+        self._collision_filter_declarations.append(
+            (ids_a, None if name_a == name_b else ids_b))
+
+    def _resolve_geometry_set(self, geometry_set, what):
+        if not isinstance(geometry_set, GeometrySet):
+            raise TypeError(f"{what}: expected (name, GeometrySet), got a "
+                            f"{type(geometry_set).__name__}")
+        ids = set()
+        for gid in geometry_set.geometry_ids():
+            self.GetGeometry(gid)  # raises for an unknown id
+            ids.add(int(gid))
+        for body in geometry_set.bodies():
+            ids.update(int(g) for g in self.GetCollisionGeometriesForBody(body))
+        return ids
+
+    # --- Options ----------------------------------------------------------------------------
+    def set_contact_query_options(self, options: ContactQueryOptions):
+        """Sets the `ContactQueryOptions` (single point per pair, culling cap)."""
+        if not isinstance(options, ContactQueryOptions):
+            raise TypeError(f"set_contact_query_options: expected ContactQueryOptions, got "
+                            f"{type(options).__name__}")
+        self._contact_query_options = options
+        self._contact_query_cache = None
+
+    def get_contact_query_options(self) -> ContactQueryOptions:
+        return self._contact_query_options
+
+    # --- Finalize ---------------------------------------------------------------------------
+    def _collision_geometries(self):
+        return [g for g in self._geometries if g.role() is Role.kProximity]
+
+    def _finalize_contact_query(self):
+        """Candidate pairs and default contact parameters (called by Finalize)."""
+        geoms = self._collision_geometries()
+        index = {int(g.geometry_id()): i for i, g in enumerate(geoms)}
+        excluded = np.zeros((len(geoms), len(geoms)), bool)
+        for ids_a, ids_b in self._collision_filter_declarations:
+            a = np.array([index[g] for g in ids_a if g in index], np.int64)
+            b = a if ids_b is None else np.array([index[g] for g in ids_b if g in index],
+                                                 np.int64)
+            excluded[np.ix_(a, b)] = True
+            excluded[np.ix_(b, a)] = True
+        body = [int(g.body().index()) for g in geoms]
+        self._collision_pairs = collision_candidates(
+            body, len(self._bodies), self._joints, self._adjacent_bodies_collision_filters,
+            excluded)
+        values, has_friction = geometry_contact_parameters(
+            geoms, default_hunt_crossley_dissipation(self._gravity))
+        self._default_contact_parameters = values
+        self._has_friction = has_friction
+
+    def _default_parameters(self, dtype):
+        params = super()._default_parameters(dtype)
+        contact = {k: jnp.asarray(self._default_contact_parameters[k], dtype)
+                   for k in PARAMETER_NAMES} if self._collision_geometries() else {}
+        return dataclasses.replace(params, contact=contact)
+
+    def _contact_static_key(self):
+        if self._collision_pairs is None:
+            return None
+        geoms = self._collision_geometries()
+        return (tuple(self._collision_pairs[0]), tuple(self._collision_pairs[1]),
+                tuple((g.shape(), tuple(np.asarray(g.pose_in_body().GetAsMatrix4()).ravel()),
+                       int(g.body().index())) for g in geoms),
+                self._contact_query_options)
+
+    @property
+    def _contact_query(self):
+        """The compiled `ContactQuery` (built on first use; static per-slot index arrays
+        ``body_a, body_b, geometry_a, geometry_b`` live here when nothing is culled)."""
+        self._require_finalized("CalcPointContacts")
+        if self._contact_query_cache is None:
+            geoms = self._collision_geometries()
+            pair_a, pair_b = self._collision_pairs
+            for g in sorted(set(pair_a.tolist()) | set(pair_b.tolist())):
+                if not self._has_friction[g]:
+                    raise ValueError(
+                        f"Collision geometry '{geoms[g].name()}' on body "
+                        f"'{geoms[g].body().name()}' has no ('material', 'coulomb_friction') "
+                        "property; point contact needs one for every geometry of a candidate "
+                        "pair (Drake throws likewise)")
+            k = self._default_contact_parameters["point_contact_stiffness"]
+            for i, j in zip(pair_a, pair_b):
+                if np.isinf(k[i]) and np.isinf(k[j]):
+                    raise ValueError(f"Collision geometries '{geoms[i].name()}' and "
+                                     f"'{geoms[j].name()}' are both rigid (infinite point "
+                                     "contact stiffness); at least one must be compliant")
+            self._contact_query_cache = build_contact_query(geoms, pair_a, pair_b,
+                                                            self._contact_query_options)
+        return self._contact_query_cache
+
+    # --- Queries ----------------------------------------------------------------------------
+    def GetCollisionCandidates(self) -> list:
+        """The (GeometryId A, GeometryId B) candidate pairs, A < B, after Drake's filters
+        (what SceneGraph's ``inspector.GetCollisionCandidates()`` reports)."""
+        self._require_finalized("GetCollisionCandidates")
+        geoms = self._collision_geometries()
+        pair_a, pair_b = self._collision_pairs
+        return [(geoms[i].geometry_id(), geoms[j].geometry_id()) for i, j in zip(pair_a, pair_b)]
+
+    def CollisionFiltered(self, geometry_id_a, geometry_id_b) -> bool:
+        """Whether the two collision geometries are excluded from contact (SceneGraph
+        inspector's ``CollisionFiltered``)."""
+        self._require_finalized("CollisionFiltered")
+        ids = {int(a) for a in (geometry_id_a, geometry_id_b)}
+        for gid in ids:
+            if self.GetGeometry(gid).role() is not Role.kProximity:
+                raise ValueError(f"CollisionFiltered: geometry {gid} has no proximity role")
+        pairs = {frozenset(map(int, p)) for p in self.GetCollisionCandidates()}
+        return len(ids) < 2 or frozenset(ids) not in pairs
+
+    def CalcPointContacts(self, context) -> PointContacts:
+        """Every contact point of the configuration in ``context`` (pure; jit/vmap/grad).
+
+        Returns:
+            `PointContacts` over the query's P slots: signed distance, contact point, normal,
+            combined stiffness, relaxation time, friction and dissipation, validity and the
+            (dynamic) body and geometry indices of each slot; see
+            `jaxbody.geometry.collision.query`.
+        """
+        query = self._contact_query
+        self._check_context(context, "CalcPointContacts")
+        contact = context.parameters.contact
+        G = len(query.geometry_ids)
+        for name in PARAMETER_NAMES:
+            if G and (name not in contact or jnp.shape(contact[name]) != (G,)):
+                raise ValueError(f"CalcPointContacts: context.parameters.contact['{name}'] "
+                                 f"must have shape ({G},) (one per collision geometry), got "
+                                 f"{jnp.shape(contact[name]) if name in contact else 'nothing'}")
+        _, pk = self._position_kinematics(context, "CalcPointContacts")
+        nodes = self._topology.body_node
+        return calc_point_contacts(query, pk.R_WB[nodes], pk.p_WB[nodes], contact)
+
+    def GetCollisionGeometryIndex(self, geometry_id) -> int:
+        """The index of a collision geometry in ``context.parameters.contact`` arrays."""
+        for i, g in enumerate(self._collision_geometries()):
+            if g.geometry_id() == GeometryId(int(geometry_id)):
+                return i
+        raise ValueError(f"GetCollisionGeometryIndex: {int(geometry_id)} is not the id of a "
+                         "collision geometry of this plant")

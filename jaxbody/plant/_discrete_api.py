@@ -1,0 +1,241 @@
+"""The discrete step of a plant with ``time_step > 0``: SAP contact and joint limits (Drake's
+``SapDriver`` with ``DiscreteContactApproximation.kSap``).
+
+One step from x₀ = (q₀, v₀), as Drake's discrete update:
+    A = M(q₀) + δt·D,                        (implicit joint damping; M with reflected inertia)
+    v* = v₀ + δt·A⁻¹ k(x₀),                  (every non-constraint force at x₀, damping −D v₀)
+    v = argmin ℓ(v)  (SAP: `jaxbody.contact.solve`, warm start v₀),
+    q = q₀ + δt·N(q₀) v,   t = t₀ + δt.
+Constraints: one compliant friction cone per penetrating point contact (φ₀ < 0, Drake's point
+contact), and a near-rigid limit constraint (k = 1e12, τ = δt, β = 0.1) for each 1-dof joint with
+a finite limit inside the window q₀ ± 2δt·max(|v₀|, |v*|) (Drake's rule).
+Everything is a pure function of the Context: ``jax.jit``, ``jax.vmap`` and ``jax.grad`` apply,
+and the gradient of the solution comes from the implicit function theorem (`sap_solver`).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxbody.algorithms import crba, energy, rnea
+from jaxbody.contact import constraints as C
+from jaxbody.contact.sap_problem import SapProblem, SapSolverParameters
+from jaxbody.contact.sap_solver import SapStatistics, solve
+
+NEAR_RIGID_THRESHOLD = 1.0  # Drake's default sap_near_rigid_threshold β for contact
+FRICTION_SIGMA = 1.0e-3  # Drake's σ
+LIMIT_STIFFNESS = 1.0e12
+LIMIT_BETA = 0.1
+LIMIT_WINDOW_FACTOR = 2.0
+
+
+class ContactSolution(NamedTuple):
+    """What a discrete step knows about its contacts (arrays over the plant's point slots).
+
+    Attributes:
+        active: (P,) 1 where the point was a constraint of this step.
+        p_WC: (P, 3) contact points; nhat_BA_W: (P, 3) normals (from B into A).
+        phi: (P,) signed distances at the start of the step.
+        R_WC: (P, 3, 3) contact frames, columns (t₁, t₂, n).
+        gamma: (P, 3) impulses on A in C (N·s); f = γ/δt.
+        vc: (P, 3) contact velocities of A relative to B in C at the next velocities.
+        tau_contact: (nv,) generalized contact forces Jᵀγ/δt.
+        limit_impulses: (L,) joint-limit impulses (N·s or N·m·s).
+    """
+
+    active: jax.Array
+    p_WC: jax.Array
+    nhat_BA_W: jax.Array
+    phi: jax.Array
+    R_WC: jax.Array
+    gamma: jax.Array
+    vc: jax.Array
+    tau_contact: jax.Array
+    limit_impulses: jax.Array
+
+
+class DiscreteStepResult(NamedTuple):
+    """Output of `DiscreteAPI.CalcDiscreteStep`: the next context, contacts and solver stats."""
+
+    context: object
+    contact: ContactSolution
+    stats: SapStatistics
+
+
+def contact_frames(n):
+    """R_WC (..., 3, 3) with columns (t₁, t₂, n) for unit normals ``n`` (..., 3)."""
+    a = jnp.abs(n)
+    e = jnp.where((a[..., 0] <= a[..., 1]) & (a[..., 0] <= a[..., 2]), 0,
+                  jnp.where(a[..., 1] <= a[..., 2], 1, 2))
+    axis = jax.nn.one_hot(e, 3, dtype=n.dtype)
+    t1 = jnp.cross(n, axis)
+    t1 = t1 / jnp.linalg.norm(t1, axis=-1, keepdims=True)
+    t2 = jnp.cross(n, t1)
+    return jnp.stack([t1, t2, n], -1)
+
+
+def point_velocity_jacobian(topo, pk, node, p_WQ):
+    """``Jv_WQ_W``: (m, 3, nv) translational-velocity Jacobians of points ``p_WQ`` (m, 3) fixed
+    on tree nodes ``node`` (m,) (traced indices allowed: culled contact slots move between
+    bodies). ``v_WQ = v_WBo + w_WB × p_BoQ``, column k nonzero only for dofs supporting B."""
+    own = topo.dof_node
+    mask = jnp.asarray(topo.ancestor[:, own], p_WQ.dtype)[node]  # (m, nv)
+    ang = pk.H_W[:, :3]
+    r = p_WQ[:, None, :] - pk.p_WB[own][None, :, :]  # (m, nv, 3)
+    lin = pk.H_W[None, :, 3:] + jnp.cross(ang[None], r)
+    return jnp.swapaxes(lin * mask[:, :, None], 1, 2)
+
+
+class DiscreteAPI:
+    """Mixin of `MultibodyPlant`: the SAP discrete step."""
+
+    # --- Static data, compiled once per plant --------------------------------------------------
+    def _discrete_static(self):
+        cached = getattr(self, "_discrete_cache", None)
+        if cached is not None:
+            return cached
+        topo = self._topology
+        # Tree (depth-1 ancestor node) of each node; 0 for the world.
+        tree = np.zeros(topo.num_nodes, np.int64)
+        for node in range(1, topo.num_nodes):
+            n = node
+            while topo.parent[n] != 0:
+                n = topo.parent[n]
+            tree[node] = n
+        dofs, lo, hi, qi = [], [], [], []
+        for j in self._joints:
+            if j.num_positions() == 1 and j.num_velocities() == 1:
+                ql = float(np.asarray(j.position_lower_limits())[0])
+                qu = float(np.asarray(j.position_upper_limits())[0])
+                if np.isfinite(ql) or np.isfinite(qu):
+                    dofs.append(j.velocity_start())
+                    qi.append(j.position_start())
+                    lo.append(ql)
+                    hi.append(qu)
+        cached = dict(tree=tree, dof_tree=tree[topo.dof_node],
+                      limit_dof=np.asarray(dofs, np.int64), limit_q=np.asarray(qi, np.int64),
+                      limit_lo=np.asarray(lo), limit_hi=np.asarray(hi))
+        self._discrete_cache = cached
+        return cached
+
+    def _contact_points(self, context):
+        """`PointContacts` of the context's configuration, or None without candidate pairs."""
+        pairs = getattr(self, "_collision_pairs", None)
+        if pairs is None or len(pairs[0]) == 0:
+            return None
+        pc = self.CalcPointContacts(context)
+        return pc if pc.phi.shape[0] else None
+
+    # --- The step -------------------------------------------------------------------------------
+    def _free_motion(self, context, actuation, applied_forces, applied_generalized_force,
+                     applied_spatial_force):
+        topo, dt = self._topology, self._time_step
+        dk = self._dk(context, "CalcDiscreteStep")
+        tau, F_O = self._dynamics_inputs(context, dk, actuation, applied_forces,
+                                         applied_generalized_force, applied_spatial_force,
+                                         for_aba=False)
+        M = crba.mass_matrix(topo, dk, self._reflected_inertia(context))
+        gparams = self._gravity_parameters(context.parameters)
+        k0 = (tau + energy.gravity_generalized_forces(topo, dk, gparams)
+              - rnea.inverse_dynamics(topo, dk, jnp.zeros_like(context.v), F_O))
+        A = M + dt * jnp.diag(context.parameters.damping)
+        v_star = context.v + dt * jax.scipy.linalg.cho_solve(jax.scipy.linalg.cho_factor(A), k0)
+        return dk, A, v_star
+
+    def _build_problem(self, context, dk, A, v_star):
+        topo, dt, st = self._topology, self._time_step, self._discrete_static()
+        dtype = context.v.dtype
+        nv = topo.nv
+        inv_diag_A = 1.0 / jnp.diagonal(A)
+        participating = jnp.zeros(topo.num_nodes, dtype)
+        pc = self._contact_points(context)
+        if pc is None:
+            Jc = jnp.zeros((0, 3, nv), dtype)
+            Rc = vhat_c = jnp.zeros((0, 3), dtype)
+            mu = active_c = phi = jnp.zeros((0,), dtype)
+            p_WC = n = jnp.zeros((0, 3), dtype)
+            R_WC = jnp.zeros((0, 3, 3), dtype)
+        else:
+            body_node = jnp.asarray(topo.body_node)
+            na, nb = body_node[pc.body_a], body_node[pc.body_b]
+            p_WC, n, phi = pc.p_WC, pc.nhat_BA_W, pc.phi
+            R_WC = contact_frames(n)
+            J_rel = (point_velocity_jacobian(topo, dk.pk, na, p_WC)
+                     - point_velocity_jacobian(topo, dk.pk, nb, p_WC))
+            Jc = jnp.einsum("pji,pjn->pin", R_WC, J_rel)
+            active_c = (pc.valid & (phi <= 0)).astype(dtype)
+            w = C.delassus_estimate(Jc, inv_diag_A)
+            Rc, vhat_c = C.cone_regularization(w, pc.k, pc.tau, phi, dt, NEAR_RIGID_THRESHOLD,
+                                               FRICTION_SIGMA)
+            mu = pc.mu
+            tree = jnp.asarray(st["tree"])
+            participating = participating.at[tree[na]].max(active_c)
+            participating = participating.at[tree[nb]].max(active_c)
+        # Joint limits: a lower and an upper equation per limited 1-dof joint.
+        ld = st["limit_dof"]
+        if ld.size:
+            q0, v0 = context.q[st["limit_q"]], context.v[ld]
+            dq = dt * jnp.maximum(jnp.abs(v0), jnp.abs(v_star[ld]))
+            lo, hi = jnp.asarray(st["limit_lo"], dtype), jnp.asarray(st["limit_hi"], dtype)
+            on_lo = np.isfinite(st["limit_lo"]) & True
+            on_hi = np.isfinite(st["limit_hi"])
+            act_lo = jnp.where(on_lo, lo >= q0 - LIMIT_WINDOW_FACTOR * dq, False)
+            act_hi = jnp.where(on_hi, hi <= q0 + LIMIT_WINDOW_FACTOR * dq, False)
+            g0 = jnp.concatenate([jnp.where(on_lo, q0 - lo, 0.0), jnp.where(on_hi, hi - q0, 0.0)])
+            eye = np.eye(nv)[ld]
+            Jl = jnp.asarray(np.concatenate([eye, -eye]), dtype)
+            active_l = jnp.concatenate([act_lo, act_hi]).astype(dtype)
+            w_l = jnp.concatenate([inv_diag_A[ld], inv_diag_A[ld]])
+            Rl, vhat_l = C.limit_regularization(w_l, g0, dt, LIMIT_STIFFNESS, dt, LIMIT_BETA)
+            trees = st["dof_tree"][np.concatenate([ld, ld])]
+            participating = participating.at[trees].max(active_l)
+        else:
+            Jl = jnp.zeros((0, nv), dtype)
+            Rl = vhat_l = active_l = jnp.zeros((0,), dtype)
+        scale_mask = participating[st["dof_tree"]]
+        problem = SapProblem(A, v_star, Jc, Rc, vhat_c, mu, active_c, Jl, Rl, vhat_l, active_l,
+                             scale_mask)
+        return problem, (p_WC, n, phi, R_WC)
+
+    def CalcDiscreteStep(self, context, actuation=None, applied_forces=None, *,
+                         applied_generalized_force=None, applied_spatial_force=None,
+                         solver_parameters: SapSolverParameters | None = None,
+                         v_guess=None) -> DiscreteStepResult:
+        """One SAP step of a discrete plant (see the module docstring).
+
+        Args:
+            context: the state x₀ at time t₀ (and the parameters).
+            actuation, applied_forces, applied_generalized_force, applied_spatial_force: as in
+                `CalcGeneralizedAccelerations` (held over the step).
+            solver_parameters: `SapSolverParameters` (Drake's defaults if None).
+            v_guess: warm start (default v₀, as Drake).
+
+        Returns:
+            `DiscreteStepResult` (next context, `ContactSolution`, `SapStatistics`).
+        """
+        if not self.is_discrete():
+            raise ValueError("CalcDiscreteStep: the plant is continuous (time_step = 0); build "
+                             "it with MultibodyPlant(time_step > 0)")
+        self._check_context(context, "CalcDiscreteStep")
+        dk, A, v_star = self._free_motion(context, actuation, applied_forces,
+                                          applied_generalized_force, applied_spatial_force)
+        problem, (p_WC, n, phi, R_WC) = self._build_problem(context, dk, A, v_star)
+        guess = context.v if v_guess is None else v_guess
+        v, stats = solve(problem, guess, solver_parameters)
+        vc = jnp.einsum("cin,n->ci", problem.Jc, v)
+        gamma = C.cone_impulses(vc, problem.Rc, problem.vhat_c, problem.mu, problem.active_c)
+        gl = C.limit_impulses(problem.Jl @ v, problem.Rl, problem.vhat_l, problem.active_l)
+        dt = self._time_step
+        tau_c = jnp.einsum("cin,ci->n", problem.Jc, gamma) / dt
+        q = context.q + dt * self.MapVelocityToQDot(context, v)
+        nxt = context.replace(time=context.time + dt, q=q, v=v)
+        return DiscreteStepResult(nxt, ContactSolution(problem.active_c, p_WC, n, phi, R_WC,
+                                                       gamma, vc, tau_c, gl), stats)
+
+    def CalcDiscreteVariableUpdate(self, context, actuation=None, **kwargs):
+        """The next context x(t₀ + δt) (Drake's discrete update); see `CalcDiscreteStep`."""
+        return self.CalcDiscreteStep(context, actuation, **kwargs).context

@@ -1,0 +1,155 @@
+"""The SAP solver on synthetic problems: projection, Hessian blocks, optimality, gradients."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from jax.test_util import check_grads
+from scipy.optimize import minimize
+
+from jaxbody.contact import SapProblem, SapSolverParameters, solve
+from jaxbody.contact import constraints as C
+from jaxbody.contact import sap_problem as sp
+
+DT = 1e-3
+
+
+def random_problem(seed, nv=6, nc=4, nl=2, mu=0.6):
+    rng = np.random.default_rng(seed)
+    L = rng.normal(size=(nv, nv))
+    A = L @ L.T + nv * np.eye(nv)
+    Jc = rng.normal(size=(nc, 3, nv))
+    w = C.delassus_estimate(jnp.asarray(Jc), 1.0 / jnp.diagonal(jnp.asarray(A)))
+    phi0 = -np.abs(rng.normal(size=nc)) * 1e-3
+    R, vhat = C.cone_regularization(w, jnp.full(nc, 1e5), jnp.full(nc, 0.05), jnp.asarray(phi0),
+                                    DT, 1.0, 1e-3)
+    Jl = rng.normal(size=(nl, nv))
+    Rl = jnp.full(nl, 1e-3)
+    vhat_l = jnp.asarray(rng.normal(size=nl))
+    v_star = jnp.asarray(rng.normal(size=nv))
+    return SapProblem(jnp.asarray(A), v_star, jnp.asarray(Jc), R, vhat, jnp.full(nc, mu),
+                      jnp.ones(nc), jnp.asarray(Jl), Rl, vhat_l, jnp.ones(nl), jnp.ones(nv))
+
+
+@pytest.fixture(scope="module")
+def jsolve():
+    return jax.jit(solve)
+
+
+def test_projection_is_the_R_norm_projection_on_the_cone():
+    rng = np.random.default_rng(0)
+    mu = 0.7
+    for _ in range(30):
+        y = rng.normal(size=3)
+        R = np.array([0.3, 0.3, 2.0]) * rng.uniform(0.1, 3)
+        g = np.asarray(C.cone_impulses(jnp.asarray(-R * y)[None], jnp.asarray(R)[None],
+                                       jnp.zeros((1, 3)), jnp.array([mu]), jnp.ones(1)))[0]
+        # Numerical projection: min ½(γ−y)ᵀR(γ−y) s.t. ‖γt‖ ≤ μγn.
+        res = minimize(lambda x: 0.5 * np.sum(R * (x - y) ** 2), np.array([0, 0, 1.0]),
+                       constraints=[{"type": "ineq",
+                                     "fun": lambda x: mu * x[2] - np.sqrt(x[0]**2 + x[1]**2 + 1e-14)}],
+                       method="SLSQP", options={"ftol": 1e-14, "maxiter": 500})
+        np.testing.assert_allclose(g, res.x, atol=2e-5)
+        assert np.hypot(g[0], g[1]) <= mu * g[2] + 1e-9
+
+
+def test_hessian_blocks_equal_autodiff_of_the_projection():
+    rng = np.random.default_rng(1)
+    R = jnp.array([[0.01, 0.01, 0.5]])
+    vhat = jnp.array([[0.0, 0.0, 0.2]])
+    mu = jnp.array([0.5])
+    modes = set()
+    for i in range(60):
+        vc = rng.normal(size=(1, 3)) * 0.3
+        if i % 3 == 0:  # small slip: stiction
+            vc[0, :2] *= 1e-3
+        vc = jnp.asarray(vc)
+        G = C.cone_hessian(vc, R, vhat, mu, jnp.ones(1))[0]
+        J = jax.jacfwd(lambda x: C.cone_impulses(x[None], R, vhat, mu, jnp.ones(1))[0])(vc[0])
+        np.testing.assert_allclose(G, -J, rtol=1e-6, atol=1e-8)
+        g = C.cone_impulses(vc, R, vhat, mu, jnp.ones(1))[0]
+        modes.add("sep" if not np.any(g) else ("stick" if np.allclose(
+            g, (vhat - vc)[0] / R[0]) else "slide"))
+        assert np.all(np.linalg.eigvalsh(0.5 * (G + G.T)) > -1e-12)  # G is PSD
+    assert modes == {"sep", "stick", "slide"}
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_solution_satisfies_optimality_and_minimizes_the_cost(jsolve, seed):
+    p = random_problem(seed)
+    v, stats = jsolve(p, jnp.zeros(p.v_star.shape))
+    assert stats.converged == 1.0 and 1 <= stats.iterations < 30
+    d = 1.0 / np.sqrt(np.diagonal(p.A))  # Drake's scaled criterion
+    g = sp.gradient(p, v)
+    jc = p.A @ v - p.A @ p.v_star - g
+    scale = max(np.linalg.norm(d * (p.A @ v)), np.linalg.norm(d * jc))
+    assert np.linalg.norm(d * g) <= 1e-6 * scale
+    np.testing.assert_allclose(stats.residual, np.linalg.norm(d * g), rtol=1e-6, atol=1e-14)
+    ell = sp.cost(p, v)
+    rng = np.random.default_rng(seed)
+    for _ in range(20):  # convex: every perturbation raises the cost
+        assert sp.cost(p, v + 1e-3 * jnp.asarray(rng.normal(size=v.shape))) > ell
+
+
+def test_tight_tolerance_reaches_machine_precision(jsolve):
+    p = random_problem(5)
+    v, stats = solve(p, jnp.zeros(6), SapSolverParameters(rel_tolerance=1e-13))
+    assert np.linalg.norm(sp.gradient(p, v)) < 1e-10
+    assert stats.iterations < 40
+
+
+def test_no_constraints_gives_free_motion(jsolve):
+    p = random_problem(0)
+    p = SapProblem(**{**p.__dict__, "active_c": jnp.zeros(4), "active_l": jnp.zeros(2),
+                      "scale_mask": jnp.zeros(6)})
+    v, stats = jsolve(p, jnp.ones(6))
+    np.testing.assert_array_equal(v, p.v_star)
+    assert stats.iterations == 0
+
+
+def test_vmap_equals_loop(jsolve):
+    ps = [random_problem(s) for s in range(3)]
+    batched = jax.tree_util.tree_map(lambda *x: jnp.stack(x), *ps)
+    vb, sb = jax.jit(jax.vmap(solve))(batched, jnp.zeros((3, 6)))
+    for i, p in enumerate(ps):
+        v, s = jsolve(p, jnp.zeros(6))
+        np.testing.assert_allclose(vb[i], v, rtol=1e-9, atol=1e-12)
+
+
+def _solution_of(theta, p):
+    """v as a function of (v*, μ, A scale, contact stiffness-like R scale)."""
+    q = SapProblem(**{**p.__dict__, "v_star": theta[:6], "mu": jnp.full(4, theta[6]),
+                      "A": p.A * theta[7], "Rc": p.Rc * theta[8]})
+    return solve(q, jnp.zeros(6), SapSolverParameters(rel_tolerance=1e-13))[0]
+
+
+def test_implicit_gradients_match_finite_differences():
+    p = random_problem(3)
+    theta = jnp.concatenate([p.v_star, jnp.array([0.6, 1.0, 1.0])])
+    f = jax.jit(lambda t: _solution_of(t, p))
+    J = jax.jit(jax.jacfwd(lambda t: _solution_of(t, p)))(theta)
+    Jr = jax.jit(jax.jacrev(lambda t: _solution_of(t, p)))(theta)
+    np.testing.assert_allclose(J, Jr, rtol=1e-8, atol=1e-10)
+    eps = 1e-6
+    for i in range(theta.size):
+        e = jnp.zeros_like(theta).at[i].set(eps)
+        fd = (f(theta + e) - f(theta - e)) / (2 * eps)
+        np.testing.assert_allclose(J[:, i], fd, rtol=2e-4, atol=2e-6)
+    check_grads(f, (theta,), order=1, modes=["fwd", "rev"],
+                atol=1e-4, rtol=1e-4, eps=1e-6)
+
+
+def test_gradient_is_finite_at_contact_onset():
+    """A particle exactly at the stiction/separation boundary: gradients exist and are finite."""
+    A = jnp.eye(3)
+    Jc = jnp.eye(3)[None]
+
+    def f(vz):
+        p = SapProblem(A, jnp.array([0.0, 0.0, vz]), Jc, jnp.array([[1e-3, 1e-3, 1e-2]]),
+                       jnp.zeros((1, 3)), jnp.array([0.5]), jnp.ones(1), jnp.zeros((0, 3)),
+                       jnp.zeros(0), jnp.zeros(0), jnp.zeros(0), jnp.ones(3))
+        return solve(p, jnp.zeros(3))[0]
+
+    jf, jr = jax.jit(jax.jacfwd(f)), jax.jit(jax.jacrev(f))
+    for vz in (0.0, 1e-12, -1e-12):
+        assert np.all(np.isfinite(jf(vz))) and np.all(np.isfinite(jr(vz)))
