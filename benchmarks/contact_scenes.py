@@ -166,12 +166,13 @@ def build(scene: Scene, engine: str):
         props.AddProperty("material", "relaxation_time", geo.tau)
         X = math.RigidTransform(math.RollPitchYaw(list(geo.rpy)), list(geo.p_BG))
         plant.RegisterCollisionGeometry(named[geo.body], X, _shape(g, geo.shape), f"g{i}", props)
-    plant.Finalize()
     if engine == "jaxbody":
         from jaxbody.geometry.collision import ContactQueryOptions
 
         plant.set_contact_query_options(ContactQueryOptions(
             max_pairs_per_group=scene.max_pairs_per_group))
+    plant.Finalize()
+    if engine == "jaxbody":
         return plant, None
     if scene.quadruped:  # u = D x + y0 as a stateless C++ system: u_k = π(x_k), as jaxbody
         from pydrake.systems.primitives import AffineSystem

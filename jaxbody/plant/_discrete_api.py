@@ -24,7 +24,7 @@ import numpy as np
 from jaxbody.algorithms import crba, energy, rnea
 from jaxbody.contact import constraints as C
 from jaxbody.contact.sap_problem import SapProblem, SapSolverParameters
-from jaxbody.contact.sap_solver import SapStatistics, solve
+from jaxbody.contact.sap_solver import SapStatistics, solve  # noqa: F401 (re-exported)
 
 NEAR_RIGID_THRESHOLD = 1.0  # Drake's default sap_near_rigid_threshold β for contact
 FRICTION_SIGMA = 1.0e-3  # Drake's σ
@@ -239,3 +239,28 @@ class DiscreteAPI:
     def CalcDiscreteVariableUpdate(self, context, actuation=None, **kwargs):
         """The next context x(t₀ + δt) (Drake's discrete update); see `CalcDiscreteStep`."""
         return self.CalcDiscreteStep(context, actuation, **kwargs).context
+
+    def CalcGeneralizedContactForces(self, context, model_instance=None, actuation=None,
+                                     **kwargs):
+        """τ_contact = Jᵀγ/δt of the step from ``context`` (Drake's generalized contact forces
+        output port): (num_velocities,), or the entries of ``model_instance``'s velocities."""
+        tau = self.CalcDiscreteStep(context, actuation, **kwargs).contact.tau_contact
+        return tau if model_instance is None else self.GetVelocitiesFromArray(model_instance, tau)
+
+    def CalcContactResults(self, context, actuation=None, **kwargs):
+        """`ContactResults` (Drake's ``PointPairContactInfo`` per active point) of the step from
+        ``context``. Host-side (not traceable): it builds Python records; use
+        `CalcDiscreteStep` inside jitted code."""
+        from jaxbody.contact.contact_results import ContactResults, make_contact_results
+
+        self._check_context(context, "CalcContactResults")
+        step = getattr(self, "_jit_discrete_step", None)
+        if step is None:
+            step = jax.jit(lambda c, u: self.CalcDiscreteStep(c, u, **kwargs))
+            if not kwargs:
+                self._jit_discrete_step = step
+        result = step(context, actuation)
+        pc = self._contact_points(context)
+        if pc is None:
+            return ContactResults([], result.contact.tau_contact)
+        return make_contact_results(pc, result.contact, self._time_step)

@@ -45,7 +45,7 @@ def test_projection_is_the_R_norm_projection_on_the_cone():
         g = np.asarray(C.cone_impulses(jnp.asarray(-R * y)[None], jnp.asarray(R)[None],
                                        jnp.zeros((1, 3)), jnp.array([mu]), jnp.ones(1)))[0]
         # Numerical projection: min ½(γ−y)ᵀR(γ−y) s.t. ‖γt‖ ≤ μγn.
-        res = minimize(lambda x: 0.5 * np.sum(R * (x - y) ** 2), np.array([0, 0, 1.0]),
+        res = minimize(lambda x, R=R, y=y: 0.5 * np.sum(R * (x - y) ** 2), np.array([0, 0, 1.0]),
                        constraints=[{"type": "ineq",
                                      "fun": lambda x: mu * x[2] - np.sqrt(x[0]**2 + x[1]**2 + 1e-14)}],
                        method="SLSQP", options={"ftol": 1e-14, "maxiter": 500})

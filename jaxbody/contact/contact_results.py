@@ -1,0 +1,109 @@
+"""`ContactResults` and `PointPairContactInfo` (Drake's names): the contacts of one discrete step.
+
+These are host-side records for inspection and reporting (the arrays inside a step stay in
+`ContactSolution`). Conventions are Drake's: for a pair (A, B) the normal ``nhat_BA_W`` points
+from B into A, ``contact_force()`` is the force f_Bc_W applied on body B at the contact point C,
+``separation_speed()`` is the normal velocity of A relative to B (positive when separating) and
+``slip_speed()`` the magnitude of the tangential relative velocity, both at the next velocities
+(what the solver produced).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from jaxbody.plant.elements import BodyIndex
+
+
+@dataclasses.dataclass(frozen=True)
+class PenetrationAsPointPair:
+    """Drake's ``PenetrationAsPointPair``: geometries, witness points, normal and depth."""
+
+    id_A: int
+    id_B: int
+    p_WCa: np.ndarray
+    p_WCb: np.ndarray
+    nhat_BA_W: np.ndarray
+    depth: float
+
+
+@dataclasses.dataclass(frozen=True)
+class PointPairContactInfo:
+    """One point contact of a step (Drake's ``PointPairContactInfo``)."""
+
+    _bodyA: BodyIndex
+    _bodyB: BodyIndex
+    _f_Bc_W: np.ndarray
+    _p_WC: np.ndarray
+    _separation_speed: float
+    _slip_speed: float
+    _point_pair: PenetrationAsPointPair
+
+    def bodyA(self) -> BodyIndex:
+        return self._bodyA
+
+    def bodyB(self) -> BodyIndex:
+        return self._bodyB
+
+    def contact_force(self) -> np.ndarray:
+        """f_Bc_W: the force on B at C, in World (N)."""
+        return self._f_Bc_W
+
+    def contact_point(self) -> np.ndarray:
+        return self._p_WC
+
+    def separation_speed(self) -> float:
+        return self._separation_speed
+
+    def slip_speed(self) -> float:
+        return self._slip_speed
+
+    def point_pair(self) -> PenetrationAsPointPair:
+        return self._point_pair
+
+
+class ContactResults:
+    """The point contacts of one discrete step (Drake's ``ContactResults``)."""
+
+    def __init__(self, infos, tau_contact=None):
+        self._infos = list(infos)
+        self._tau = None if tau_contact is None else np.asarray(tau_contact)
+
+    def num_point_pair_contacts(self) -> int:
+        return len(self._infos)
+
+    def point_pair_contact_info(self, i) -> PointPairContactInfo:
+        if not 0 <= int(i) < len(self._infos):
+            raise IndexError(f"point_pair_contact_info: index {i} out of range "
+                             f"[0, {len(self._infos)})")
+        return self._infos[int(i)]
+
+    def generalized_contact_forces(self) -> np.ndarray:
+        """τ_contact = Jᵀγ/δt over all velocities (N or N·m)."""
+        return self._tau
+
+    def __repr__(self):
+        return f"ContactResults(num_point_pair_contacts={len(self._infos)})"
+
+
+def make_contact_results(point_contacts, solution, dt) -> ContactResults:
+    """`ContactResults` from a step's `PointContacts` and `ContactSolution` (host arrays)."""
+    active = np.asarray(solution.active) > 0
+    R = np.asarray(solution.R_WC)
+    gamma = np.asarray(solution.gamma)
+    vc = np.asarray(solution.vc)
+    pc = point_contacts
+    body_a, body_b = np.asarray(pc.body_a), np.asarray(pc.body_b)
+    geo_a, geo_b = np.asarray(pc.geometry_a), np.asarray(pc.geometry_b)
+    infos = []
+    for i in np.flatnonzero(active):
+        f_A = R[i] @ gamma[i] / dt
+        pair = PenetrationAsPointPair(int(geo_a[i]), int(geo_b[i]), np.asarray(pc.p_WCa[i]),
+                                      np.asarray(pc.p_WCb[i]), np.asarray(pc.nhat_BA_W[i]),
+                                      float(-np.asarray(pc.phi[i])))
+        infos.append(PointPairContactInfo(BodyIndex(int(body_a[i])), BodyIndex(int(body_b[i])),
+                                          -f_A, np.asarray(solution.p_WC[i]), float(vc[i, 2]),
+                                          float(np.hypot(vc[i, 0], vc[i, 1])), pair))
+    return ContactResults(infos, solution.tau_contact)

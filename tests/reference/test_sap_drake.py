@@ -1,0 +1,159 @@
+"""The SAP discrete step against pydrake (``discrete_contact_approximation="sap"``) on the same
+scenes with the same contact properties: next velocities agree to solver tolerance for 200 steps."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+pytest.importorskip("pydrake")
+
+import jaxbody as jb  # noqa: E402
+from benchmarks.contact_scenes import (  # noqa: E402
+    FreeBody,
+    Geom,
+    Scene,
+    build,
+    drake_velocities,
+)
+
+STEPS = 200
+TOL = 1e-6  # relative to max(1, |v|), per step
+
+
+def _box_inertia(m, lx, ly, lz):
+    return (m / 12 * (ly**2 + lz**2), m / 12 * (lx**2 + lz**2), m / 12 * (lx**2 + ly**2))
+
+
+def _sphere(name, p, r=0.1, m=1.0, V=(0, 0, 0, 0, 0, 0)):
+    return FreeBody(name, m, (0.4 * m * r * r,) * 3, p, V_WB=V)
+
+
+def compare(scene, steps=STEPS):
+    vd, q0, v0 = drake_velocities(scene, steps)
+    plant, _ = build(scene, "jaxbody")
+    ctx = plant.CreateDefaultContext().replace(q=jnp.asarray(q0), v=jnp.asarray(v0))
+    u = jnp.asarray(scene.arm_u) if scene.arm else None
+    controls = None if u is None else jnp.broadcast_to(u, (steps, 7))
+    r = jb.discrete_rollout(plant, ctx, num_steps=steps, controls=controls)
+    vj = np.asarray(r.states[1:, plant.num_positions():])
+    err = np.abs(vj - vd).max(1) / np.maximum(1.0, np.abs(vd).max(1))
+    assert np.all(np.asarray(r.converged) == 1.0)
+    return err.max(), vj, vd, r
+
+
+def test_sphere_dropped_on_the_ground():
+    scene = Scene([_sphere("ball", (0, 0, 0.15), V=(0.5, 1.0, 0, 0.3, 0, -1.0))],
+                  [Geom("ball", ("sphere", 0.1)), Geom("world", ("halfspace",))])
+    err, vj, _, r = compare(scene)
+    assert err < TOL
+    assert np.max(np.asarray(r.iterations)) > 0  # contact was solved
+    assert abs(vj[-1, 5]) < 1e-3  # at rest vertically
+
+
+def _sled(theta, mu):
+    """A 2 kg block on four corner spheres, on a halfspace inclined by theta about y."""
+    lx, ly, lz, r = 0.3, 0.2, 0.05, 0.02
+    R_WI = np.array([[np.cos(theta), 0, np.sin(theta)], [0, 1, 0],
+                     [-np.sin(theta), 0, np.cos(theta)]])
+    n = R_WI[:, 2]
+    p = n * (r + lz / 2 - 1e-4)
+    body = FreeBody("sled", 2.0, _box_inertia(2.0, lx, ly, lz), tuple(p), rpy=(0, theta, 0))
+    feet = [Geom("sled", ("sphere", r), p_BG=(sx * lx / 2, sy * ly / 2, -lz / 2), mu=mu)
+            for sx in (-1, 1) for sy in (-1, 1)]
+    return Scene([body], feet + [Geom("world", ("halfspace",), rpy=(0, theta, 0), mu=mu)])
+
+
+@pytest.mark.parametrize("mu", [0.6, 0.2])
+def test_block_on_an_incline_sticks_or_slides(mu):
+    theta = 0.3  # tan θ = 0.309
+    err, vj, _, _ = compare(_sled(theta, mu))
+    assert err < TOL
+    speed = np.linalg.norm(vj[-1, 3:])
+    if mu > np.tan(theta):
+        assert speed < 1e-3  # sticks (regularized slip ~ σ δt g)
+    else:
+        a = 9.81 * (np.sin(theta) - mu * np.cos(theta))
+        assert speed == pytest.approx(a * STEPS * 1e-3, rel=0.05)
+
+
+def test_stack_of_spheres():
+    r = 0.1
+    bodies = [_sphere(f"s{i}", (0.001 * i, 0, r - 1e-4 + i * (2 * r - 1e-4))) for i in range(3)]
+    geoms = [Geom(b.name, ("sphere", r)) for b in bodies] + [Geom("world", ("halfspace",))]
+    err, _, _, _ = compare(Scene(bodies, geoms))
+    assert err < TOL
+
+
+def test_spheres_falling_into_a_box():
+    rng = np.random.default_rng(0)
+    r = 0.08
+    walls = [Geom("world", ("box", 1.0, 1.0, 0.1), p_BG=(0, 0, -0.05))]
+    for s in (-1, 1):
+        walls.append(Geom("world", ("box", 0.1, 1.0, 0.6), p_BG=(s * 0.3, 0, 0.3)))
+        walls.append(Geom("world", ("box", 1.0, 0.1, 0.6), p_BG=(0, s * 0.3, 0.3)))
+    bodies = []
+    for i, (x, y, z) in enumerate([(x, y, z) for z in (0.0, 1.0) for x in (-1, 1) for y in (-1, 1)]):
+        p = (x * 0.085 + 0.01 * rng.normal(), y * 0.085 + 0.01 * rng.normal(), r + z * 0.17)
+        bodies.append(_sphere(f"s{i}", p, r=r, m=0.5,
+                              V=tuple(np.r_[rng.normal(size=3), 0.3 * rng.normal(size=3)])))
+    geoms = [Geom(b.name, ("sphere", r)) for b in bodies] + walls
+    err, _, _, r_ = compare(Scene(bodies, geoms))
+    assert err < TOL
+    assert np.max(np.asarray(r_.iterations)) > 0
+
+
+def test_arm_pushing_a_sphere():
+    """The 7-dof benchmark arm (sphere on its last link) swings into a free ball."""
+    probe = Scene([], [Geom("link7", ("sphere", 0.05), p_BG=(0, 0, 0.15))], arm=True)
+    plant, _ = build(probe, "jaxbody")
+    q0 = np.zeros(7)
+    q0[[j.position_start() for j in (plant.GetJointByName(f"link{i + 1}_joint")
+                                      for i in range(7))]] = probe.arm_q
+    ctx = plant.SetPositions(plant.CreateDefaultContext(), q0)
+    link7 = plant.GetBodyByName("link7")
+    X = plant.EvalBodyPoseInWorld(ctx, link7)
+    p_ee = np.asarray(X.multiply(np.array([0, 0, 0.15])))
+    J = np.asarray(plant.CalcJacobianTranslationalVelocity(
+        ctx, jb.JacobianWrtVariable.kV, link7.body_frame(), np.array([0, 0, 0.15]),
+        plant.world_frame(), plant.world_frame()))
+    d = J @ np.asarray(probe.arm_v)
+    d /= np.linalg.norm(d)
+    ball = _sphere("ball", tuple(p_ee + d * (0.05 + 0.08 - 2e-3)), r=0.08, m=0.3)
+    scene = Scene([ball], [probe.geoms[0], Geom("ball", ("sphere", 0.08))], arm=True,
+                  arm_u=(0.0, 5.0, 0.0, 2.0, 0.0, 0.0, 0.0))
+    err, vj, _, r = compare(scene)
+    assert err < TOL
+    assert np.linalg.norm(vj[5, -3:]) > 0.1  # the ball was pushed
+
+
+def test_gradient_through_a_contact_rollout_is_finite_and_matches_fd():
+    scene = Scene([_sphere("ball", (0, 0, 0.099), V=(0, 0, 0, 1.0, 0, 0))],
+                  [Geom("ball", ("sphere", 0.1), mu=0.3), Geom("world", ("halfspace",), mu=0.3)])
+    plant, _ = build(scene, "jaxbody")
+    from benchmarks.contact_scenes import initial_state
+
+    q0, v0 = initial_state(scene, plant, "jaxbody")
+    ctx = plant.CreateDefaultContext().replace(q=jnp.asarray(q0), v=jnp.asarray(v0))
+
+    @jax.jit
+    def final_x(mu):
+        c = ctx.parameters.contact
+        params = ctx.parameters.__class__(**{**ctx.parameters.__dict__,
+                                             "contact": {**c, "dynamic_friction": c["dynamic_friction"] * mu}})
+        return jb.discrete_rollout(plant, ctx.replace(parameters=params), num_steps=30,
+                                   save_trajectory=False).final_state[4]
+
+    g = jax.grad(final_x)(1.0)
+    fd = (final_x(1.0 + 1e-5) - final_x(1.0 - 1e-5)) / 2e-5
+    assert np.isfinite(g)
+    assert g == pytest.approx(fd, rel=1e-3)
+
+
+def test_sliding_sled_lifts_like_drake():
+    """A fast slide at contact onset: SAP's regularized friction lifts the sled in both engines."""
+    scene = _sled(0.0, 0.3)
+    scene.bodies[0].V_WB = (0, 0, 0, 1.0, 0, 0)
+    err, vj, vd, _ = compare(scene, 100)
+    assert err < TOL
+    assert vd[0, 5] > 0.2 and vj[0, 5] == pytest.approx(vd[0, 5], rel=1e-9)
