@@ -5,8 +5,9 @@ Jacobian for a batch of random configurations with ``jit(vmap(...))``, and print
 and timings.
 
 ``jaxbody simulate [MODEL]`` simulates a model file (URDF, SDFormat or MJCF, through
-`jaxbody.Parser`; ``package://`` URIs resolve through the ``package.xml`` files above the model
-and ``--package-path`` folders), or with no model a built-in double pendulum, in continuous
+`jaxbody.Parser`; ``package://`` URIs resolve through ``--package NAME=FOLDER``, the
+``package.xml`` files above the model and in ``--package-path`` folders, and the installed
+example-robot-data wheel), or with no model a built-in double pendulum, in continuous
 time (`jaxbody.rollout`: no contact yet), and prints a one-line summary (steps per second,
 energy drift). ``--out traj.npz`` saves the trajectory (times, q, v); ``--html out.html``
 writes a self-contained page that plays it (needs the ``viz`` extra). Errors print one line
@@ -116,19 +117,46 @@ def _add_upstream_packages(package_map, model_path):
         folder = parent
 
 
-def load_model(path, package_paths=()):
-    """A finalized continuous plant of the models in ``path``."""
+def _example_robot_data():
+    """The folder of the installed ``example-robot-data`` wheel's package (its URDFs name it
+    ``package://example-robot-data``, its package.xml another name), or None."""
+    import importlib.metadata
+
+    try:
+        files = importlib.metadata.distribution("example-robot-data").files or ()
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    for f in files:
+        if str(f).replace("\\", "/").endswith("share/example-robot-data/package.xml"):
+            return os.path.dirname(str(f.locate()))
+    return None
+
+
+def load_model(path, package_paths=(), packages=()):
+    """A finalized continuous plant of the models in ``path``.
+
+    Packages come from ``packages`` (``NAME=FOLDER``), the ``package_paths`` folders, the
+    ``package.xml`` files above the model, and the installed example-robot-data wheel."""
     import jaxbody as jb
 
     if not os.path.isfile(path):
         raise CliError(f"model file not found: {path}")
     plant = jb.MultibodyPlant(0.0)
     parser = jb.Parser(plant)
+    pm = parser.package_map()
+    for spec in packages:
+        name, sep, folder = spec.partition("=")
+        if not sep or not name or not os.path.isdir(folder):
+            raise CliError(f"--package: expected NAME=FOLDER with an existing folder, got {spec!r}")
+        pm.Add(name, folder)
     for folder in package_paths:
         if not os.path.isdir(folder):
             raise CliError(f"--package-path: not a folder: {folder}")
-        parser.package_map().PopulateFromFolder(folder)
-    _add_upstream_packages(parser.package_map(), path)
+        pm.PopulateFromFolder(folder)
+    _add_upstream_packages(pm, path)
+    erd = _example_robot_data()
+    if erd is not None and not pm.Contains("example-robot-data"):
+        pm.Add("example-robot-data", erd)
     parser.AddModels(path)
     plant.Finalize()
     return plant
@@ -153,7 +181,8 @@ def _simulate(args) -> str:
     if args.model is None:
         plant, name = default_scene(), "double pendulum"
     else:
-        plant, name = load_model(args.model, args.package_path), os.path.basename(args.model)
+        plant = load_model(args.model, args.package_path, args.package)
+        name = os.path.basename(args.model)
     context = plant.CreateDefaultContext()
 
     def run():
@@ -202,6 +231,8 @@ def main(argv=None) -> int:
     sim.add_argument("--html", help="write a self-contained HTML page that plays it")
     sim.add_argument("--package-path", action="append", default=[],
                      help="a folder searched for package.xml files (repeatable)")
+    sim.add_argument("--package", action="append", default=[], metavar="NAME=FOLDER",
+                     help="resolve package://NAME/ to FOLDER (repeatable)")
     args = parser.parse_args(argv)
     if args.command in (None, "demo"):
         _demo(getattr(args, "batch", 1024))

@@ -101,7 +101,7 @@ class MeshcatVisualizer:
         self._com = None  # radius of the center-of-mass marker, when shown
         self._num_contacts = 0
         self._camera = None
-        self._recording = None
+        self._recording, self._samples = None, []
         self._draw_geometry()
         self._publish_pose(self._context)
 
@@ -235,7 +235,7 @@ class MeshcatVisualizer:
 
     def PublishTrajectory(self, trajectory, times=None, *, fps=DEFAULT_FPS, contact_points=None,
                           contact_forces=None, contact_mask=None, force_scale=None, play=True,
-                          loop=True) -> None:
+                          loop=True, context=None) -> None:
         """Animates a recorded trajectory (the viewer's time slider scrubs it).
 
         Args:
@@ -247,7 +247,11 @@ class MeshcatVisualizer:
                 contact_mask: (T, P) bool or None (all valid).
             force_scale: arrow length per newton (m/N); None scales the largest to 0.3 m.
             play: start playing at once; loop: repeat forever (else play once).
+            context: the `Context` whose parameters pose the bodies (None: the last one
+                published).
         """
+        if context is not None:
+            self._context = context
         traj = as_trajectory(self._plant, trajectory, times)
         keep = resample_indices(traj.times, fps)
         t, q = traj.times[keep], traj.q[keep]
@@ -281,7 +285,7 @@ class MeshcatVisualizer:
 
     def PublishRecording(self, **kwargs) -> None:
         """Animates the recorded samples (`PublishTrajectory`'s keyword arguments apply)."""
-        samples = self._recording if self._recording is not None else getattr(self, "_samples", [])
+        samples = self._recording if self._recording is not None else self._samples
         if not samples:
             raise RuntimeError("PublishRecording: nothing was recorded (StartRecording, then "
                                "Publish contexts)")

@@ -36,7 +36,7 @@ import umsgpack
 from jaxbody.geometry.shapes import Box, Capsule, Convex, Cylinder, Ellipsoid, HalfSpace, Mesh, Sphere
 
 DEFAULT_RGBA = (0.9, 0.9, 0.9, 1.0)  # Drake's MeshcatVisualizerParams.default_color
-HALF_SPACE_SIZE = 10.0  # m, the side of the box that draws a HalfSpace
+HALF_SPACE_SIZE = 40.0  # m, the side of the box that draws a HalfSpace
 HALF_SPACE_THICKNESS = 0.02  # m
 HALF_SPACE_DROP = 1e-3  # m: the top face sits this far below z = 0, under meshcat's grid
 SPHERE_SEGMENTS = 24

@@ -10,7 +10,7 @@ import numpy as np
 import jaxbody as jb
 from jaxbody.visualization import MeshcatVisualizer, export_html
 from tests.helpers import chromium
-from tests.visualization.mesh_files import write_meshes
+from tests.visualization.viz_fixtures import write_meshes
 
 SIZE = (800, 400)  # px
 CAMERA = ([3.0, 0.0, 0.0], [0.0, 0.0, 0.0])  # looking along -x: World +y is screen right

@@ -11,16 +11,7 @@ import umsgpack
 from jaxbody.visualization.html import static_html
 from jaxbody.visualization.scene import SceneCommands
 from jaxbody.visualization.threejs import shape_object
-
-
-class RecordingWindow:
-    """Stands in for a meshcat server window: records what would be sent."""
-
-    def __init__(self):
-        self.sent = []
-
-    def send(self, command):
-        self.sent.append(command.lower())
+from tests.visualization.viz_fixtures import RecordingWindow
 
 
 def _scene_of(html):

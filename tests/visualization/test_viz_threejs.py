@@ -6,7 +6,7 @@ import umsgpack
 
 import jaxbody as jb
 from jaxbody.visualization import threejs
-from tests.visualization.mesh_files import write_meshes
+from tests.visualization.viz_fixtures import write_meshes
 
 RED = (1.0, 0.0, 0.0, 1.0)
 

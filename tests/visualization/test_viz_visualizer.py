@@ -9,7 +9,7 @@ import umsgpack
 
 import jaxbody as jb
 from jaxbody.visualization import MeshcatVisualizer, export_html
-from tests.visualization.test_viz_scene import RecordingWindow
+from tests.visualization.viz_fixtures import RecordingWindow
 
 TOL = 1e-12
 F32_TOL = 1e-6  # animation keys travel as float32

@@ -1,5 +1,6 @@
-"""Small mesh files for the visualization tests, written on demand (never committed as data):
-a cube as .obj (with a .mtl), .stl, .ply, and a tetrahedron as a minimal COLLADA .dae."""
+"""Fixtures of the visualization tests: small mesh files written on demand (never committed as
+data: a cube as .obj with a .mtl, .stl and .ply, and a tetrahedron as a minimal COLLADA .dae),
+and a stand-in for a live meshcat window."""
 
 from __future__ import annotations
 
@@ -58,3 +59,13 @@ def write_meshes(folder) -> dict:
     with open(paths["dae"], "w") as f:
         f.write(_DAE.format(positions=" ".join(f"{x:g}" for x in tet.reshape(-1))))
     return paths
+
+
+class RecordingWindow:
+    """Stands in for a meshcat server window: records what would be sent."""
+
+    def __init__(self):
+        self.sent = []
+
+    def send(self, command):
+        self.sent.append(command.lower())
