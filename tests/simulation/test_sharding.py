@@ -1,0 +1,78 @@
+"""Sharded batched rollouts: the same results on 4 forced host CPU devices as on one."""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from jaxbody.simulation.sharding import batch_mesh, shard_batch, sharded_vmap
+
+SCRIPT = textwrap.dedent("""
+    import sys
+    import jax
+    jax.config.update("jax_enable_x64", True)
+    import jax.numpy as jnp
+    import numpy as np
+    import jaxbody as jb
+    from benchmarks.contact_scenes import FreeBody, Geom, Scene, build, initial_state
+    from jaxbody.simulation.sharding import sharded_vmap
+
+    scene = Scene([FreeBody("ball", 1.0, (0.004,) * 3, (0, 0, 0.12))],
+                  [Geom("ball", ("sphere", 0.1)), Geom("world", ("halfspace",))])
+    plant, _ = build(scene, "jaxbody")
+    q0, v0 = initial_state(scene, plant, "jaxbody")
+    ctx = plant.CreateDefaultContext().replace(q=jnp.asarray(q0), v=jnp.asarray(v0))
+    B = 8
+    vs = jnp.asarray(np.random.default_rng(0).normal(size=(B, plant.num_velocities())))
+    masses = 1.0 + 0.1 * jnp.arange(B)
+
+    def run(v, m):
+        p = ctx.parameters
+        p = p.__class__(**{**p.__dict__, "mass": p.mass.at[1].set(m)})
+        c = ctx.replace(v=v, parameters=p)
+        return jb.discrete_rollout(plant, c, num_steps=50, save_trajectory=False).final_state
+
+    out = sharded_vmap(run)(vs, masses)
+    print("DEVICES", len(jax.devices()), "SHARDS", len(out.sharding.device_set))
+    np.save(sys.argv[1], np.asarray(out))
+""")
+
+
+def _run(tmp_path, n_devices):
+    env = dict(os.environ, XLA_FLAGS=f"--xla_force_host_platform_device_count={n_devices}",
+               JAX_PLATFORMS="cpu")
+    out = tmp_path / f"out{n_devices}.npy"
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    res = subprocess.run([sys.executable, "-c", SCRIPT, str(out)], env=env, cwd=root,
+                         capture_output=True, text=True, timeout=600)
+    assert res.returncode == 0, res.stderr[-3000:]
+    return np.load(out), res.stdout
+
+
+@pytest.mark.slow
+def test_four_forced_host_devices_equal_one_device(tmp_path):
+    x4, log4 = _run(tmp_path, 4)
+    x1, log1 = _run(tmp_path, 1)
+    assert "DEVICES 4 SHARDS 4" in log4 and "DEVICES 1" in log1
+    np.testing.assert_allclose(x4, x1, rtol=1e-12, atol=1e-12)
+
+
+def test_shard_batch_rejects_a_batch_that_does_not_divide():
+    mesh = batch_mesh()
+    if mesh.devices.size == 1:
+        out = shard_batch({"x": jnp.ones((3, 2))}, mesh)
+        assert out["x"].shape == (3, 2)
+    else:
+        with pytest.raises(ValueError, match="not a multiple"):
+            shard_batch({"x": jnp.ones((mesh.devices.size + 1, 2))}, mesh)
+
+
+def test_sharded_vmap_equals_vmap_on_one_device():
+    f = sharded_vmap(lambda a, b: a * b + jnp.sin(a))
+    a, b = jnp.arange(4.0), jnp.ones(4)
+    np.testing.assert_allclose(f(a, b), jax.vmap(lambda a, b: a * b + jnp.sin(a))(a, b))
