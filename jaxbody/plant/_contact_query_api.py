@@ -96,7 +96,9 @@ class ContactQueryAPI:
 
     # --- Options ----------------------------------------------------------------------------
     def set_contact_query_options(self, options: ContactQueryOptions):
-        """Sets the `ContactQueryOptions` (single point per pair, culling cap)."""
+        """Sets the `ContactQueryOptions` (single point per pair, culling cap). Before
+        Finalize only: the options are part of the static structure that jit traces."""
+        self._require_not_finalized("set_contact_query_options")
         if not isinstance(options, ContactQueryOptions):
             raise TypeError(f"set_contact_query_options: expected ContactQueryOptions, got "
                             f"{type(options).__name__}")

@@ -242,3 +242,25 @@ def test_unsupported_pairs_raise():
     with pytest.raises(ValueError, match="not supported"):
         compute_pair(HalfSpace(), ORIGIN, HalfSpace(), ORIGIN)
     assert jnp.asarray(0.0).dtype == jnp.float64
+
+
+def test_capsule_ellipsoid_and_convex_box():
+    c = _np(compute_pair(Capsule(0.1, 0.4), pose(rpy=(0, np.pi / 2, 0), p=(0, 0, 0.55)),
+                         Ellipsoid(0.2, 0.3, 0.5), ORIGIN, single=True))
+    _check_point(c, 0, -0.05, (0, 0, 0.45), (0, 0, 0.5), (0, 0, 1), ITER_TOL)
+
+
+def test_convex_box_equals_box_box(box_mesh):
+    X = pose(rpy=(0.1, 0.2, 0.3), p=(0.1, 0.05, 0.75))
+    a = _np(compute_pair(box_mesh, X, Box(0.4, 1.0, 0.6), ORIGIN, single=True))
+    b = _np(compute_pair(Box(0.4, 1.0, 0.6), X, Box(0.4, 1.0, 0.6), ORIGIN, single=True))
+    np.testing.assert_allclose(a["phi"], b["phi"], atol=TOL)
+    np.testing.assert_allclose(a["nhat_BA_W"], b["nhat_BA_W"], atol=TOL)
+
+
+def test_deepest_k_keeps_the_deepest_valid_points():
+    from jaxbody.geometry.collision._util import deepest_k
+    c = compute_pair(Box(0.5, 0.5, 0.5), pose(p=(0.1, 0.05, 0.7)), Box(2, 2, 1), ORIGIN)
+    k = _np(deepest_k(c, 5))
+    assert k["valid"].tolist() == [True] * 4 + [False]
+    np.testing.assert_allclose(k["phi"][:4], -0.05, atol=TOL)

@@ -73,7 +73,7 @@ def test_static_slot_arrays_match_the_dynamic_ones(scene):
 def test_properties_combine_as_drake_does(scene):
     plant, f, _, (g_box, g_ball, g_ground) = scene
     c = f(_context(plant))
-    i = int(np.flatnonzero((np.asarray(c.geometry_a) == int(g_ball)))[0])
+    i = int(np.flatnonzero(np.asarray(c.geometry_a) == int(g_ball))[0])
     kA, kB = 1e6, 2e6
     dA = default_hunt_crossley_dissipation([0, 0, -9.81])
     assert dA == pytest.approx(1 / np.sqrt(9.81e-3))
@@ -123,14 +123,17 @@ def test_phi_gradient_wrt_q_and_vmap(scene):
         np.testing.assert_allclose(row, f(plant.SetPositions(ctx, ctx.q.at[6].set(z))).phi)
 
 
-def test_single_point_option(scene):
-    plant, _, _, _ = scene
+def test_single_point_option():
+    plant = jb.MultibodyPlant(0.001)
+    _free_body(plant, "box", jb.Box(0.4, 0.6, 0.2))
+    plant.RegisterCollisionGeometry(plant.world_body(), jb.RigidTransform(), jb.HalfSpace(),
+                                    "ground", jb.CoulombFriction(1, 1))
     plant.set_contact_query_options(ContactQueryOptions(single_point=True))
-    try:
-        c = plant.CalcPointContacts(_context(plant, z_box=0.09))
-        assert c.phi.shape == (3,)
-        np.testing.assert_allclose(np.sort(np.asarray(c.phi))[:2], [-0.01, -0.01], atol=TOL)
-    finally:
+    plant.Finalize()
+    q = np.r_[IDENTITY_Q, 0.0, 0.0, 0.09]
+    c = jax.jit(plant.CalcPointContacts)(plant.SetPositions(plant.CreateDefaultContext(), q))
+    assert c.phi.shape == (1,) and float(c.phi[0]) == pytest.approx(-0.01, abs=TOL)
+    with pytest.raises(RuntimeError, match="finalized"):
         plant.set_contact_query_options(ContactQueryOptions())
 
 
@@ -140,8 +143,8 @@ def test_culling_keeps_the_closest_pairs_and_flags_overflow():
         _free_body(plant, f"ball{i}", jb.Sphere(0.1))
     plant.RegisterCollisionGeometry(plant.world_body(), jb.RigidTransform(), jb.HalfSpace(),
                                     "ground", jb.CoulombFriction(1, 1))
-    plant.Finalize()
     plant.set_contact_query_options(ContactQueryOptions(max_pairs_per_group=2))
+    plant.Finalize()
     heights = [0.09, 5.0, 0.08, 5.0, 5.0, 5.0]
     xs = [0.0, 0.0, 3.0, 0.15, 6.0, 9.0]  # balls 1 and 3 overlap (x 0 / 0.15 at z 5)
     q = np.concatenate([np.r_[IDENTITY_Q, x, 0.0, z] for x, z in zip(xs, heights)])
@@ -163,7 +166,7 @@ def test_plant_without_geometry():
     plant.Finalize()
     ctx = plant.CreateDefaultContext()
     assert ctx.parameters.contact == {}
-    c = plant.CalcPointContacts(ctx)
+    c = jax.jit(plant.CalcPointContacts)(ctx)
     assert c.phi.shape == (0,) and plant.GetCollisionCandidates() == []
 
 
@@ -225,3 +228,49 @@ def test_options_are_validated():
         ContactQueryOptions(max_pairs_per_group=0)
     with pytest.raises(TypeError, match="ContactQueryOptions"):
         jb.MultibodyPlant(0.0).set_contact_query_options({"single_point": True})
+
+
+def test_other_errors():
+    from jaxbody.geometry.collision.shape_data import shape_kind
+    with pytest.raises(ValueError, match="does not support shapes of type Shape"):
+        shape_kind(jb.Shape())
+    plant = jb.MultibodyPlant(0.001)
+    props = ProximityProperties()
+    props.AddProperty("material", "coulomb_friction", (0.5, 0.5))
+    _free_body(plant, "tuple_mu", jb.Sphere(0.1), props=props)
+    with pytest.raises(ValueError, match="'tuple_mu'.*must be a CoulombFriction"):
+        plant.Finalize()
+    plant = jb.MultibodyPlant(0.001)
+    rigid = jb.AddContactMaterial(friction=jb.CoulombFriction(1, 1))
+    rigid.AddProperty("material", "point_contact_stiffness", float("inf"))
+    _, a = _free_body(plant, "rock", jb.Sphere(0.1), props=rigid)
+    _, b = _free_body(plant, "stone", jb.Sphere(0.1), props=rigid)
+    v = plant.RegisterVisualGeometry(plant.world_body(), jb.RigidTransform(), jb.Sphere(1), "v")
+    plant.Finalize()
+    with pytest.raises(ValueError, match="'rock' and 'stone' are both rigid"):
+        plant.CalcPointContacts(plant.CreateDefaultContext())
+    with pytest.raises(ValueError, match="no proximity role"):
+        plant.CollisionFiltered(a, v)
+    assert not plant.CollisionFiltered(a, b) and plant.CollisionFiltered(a, a)
+    with pytest.raises(ValueError, match="not the id of a collision geometry"):
+        plant.GetCollisionGeometryIndex(v)
+
+
+def test_combination_edge_cases_have_finite_gradients():
+    from jaxbody.geometry.collision import combine_contact_parameters
+
+    def combined(kA, kB):
+        mk = lambda k, d, mu: {"point_contact_stiffness": k, "relaxation_time": 0.1,  # noqa: E731
+                               "hunt_crossley_dissipation": d, "static_friction": mu,
+                               "dynamic_friction": mu}
+        return combine_contact_parameters(mk(kA, 2.0, 0.0), mk(kB, 3.0, 0.0))
+
+    c = combined(jnp.inf, 5.0)  # A rigid: B's stiffness and dissipation, the point on A
+    assert (float(c["k"]), float(c["d"]), float(c["w_a"])) == (5.0, 3.0, 1.0)
+    assert float(c["mu"]) == 0.0  # both frictionless
+    c = combined(0.0, 0.0)
+    assert (float(c["k"]), float(c["d"]), float(c["w_a"])) == (0.0, 0.0, 0.5)
+    for kA, kB in ((jnp.inf, 5.0), (0.0, 0.0), (1.0, 2.0)):
+        g = jax.grad(lambda a, b: sum(jnp.sum(v) for v in combined(a, b).values()),
+                     argnums=(0, 1))(jnp.asarray(kA), jnp.asarray(kB))
+        assert all(np.isfinite(float(x)) for x in g)

@@ -81,6 +81,12 @@ def deepest(points: ContactPoints) -> ContactPoints:
                          points.nhat_BA_W[i][None], jnp.any(points.valid)[None])
 
 
+def deepest_k(points: ContactPoints, k: int) -> ContactPoints:
+    """The ``k`` deepest valid points of K > k (valid ones first, by φ), as a K = k record."""
+    _, i = jax.lax.top_k(-jnp.where(points.valid, points.phi, BIG), k)
+    return ContactPoints(*(x[i] for x in points))
+
+
 def swap(points: ContactPoints, flag) -> ContactPoints:
     """Exchanges the roles of A and B where ``flag`` (broadcast scalar) is True."""
     f = jnp.asarray(flag)[..., None]

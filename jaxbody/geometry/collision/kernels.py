@@ -16,16 +16,17 @@ Capsule       Capsule, Box, Cylinder, Ellipsoid, Convex: 3 (ends + interior mini
 Box/Convex    Box, Convex, Cylinder (prism): V_A + V_B + 1 (SAT vertices + edge point)
 ============  =======================================================================
 
-Not supported (a `ValueError` names the geometries): HalfSpace-HalfSpace, and Ellipsoid with
-Box, Cylinder, Ellipsoid or Convex.
+The plant's query keeps at most ``ContactQueryOptions.max_points_per_pair`` (16) of them, the
+deepest valid ones. Not supported (a `ValueError` names the geometries): HalfSpace-HalfSpace,
+and Ellipsoid with Box, Cylinder, Ellipsoid or Convex.
 
 Example:
     >>> import numpy as np
     >>> from jaxbody.geometry import Box, HalfSpace
     >>> c = compute_pair(HalfSpace(), (np.eye(3), np.zeros(3)), Box(1, 1, 1),
     ...                  (np.eye(3), np.array([0.0, 0.0, 0.4])))
-    >>> np.round(np.asarray(c.phi), 6)  # 4 corners 0.1 m deep, 4 corners 0.9 m above
-    array([-0.1,  0.9, -0.1,  0.9, -0.1,  0.9, -0.1,  0.9])
+    >>> [round(float(x), 6) for x in c.phi]  # 4 corners 0.1 m deep, 4 corners 0.9 m above
+    [-0.1, 0.9, -0.1, 0.9, -0.1, 0.9, -0.1, 0.9]
 """
 
 from __future__ import annotations

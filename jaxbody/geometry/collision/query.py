@@ -26,7 +26,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbody.geometry.collision._util import ContactPoints, swap
+from jaxbody.geometry.collision._util import ContactPoints, deepest_k, swap
 from jaxbody.geometry.collision.contact_properties import combine_contact_parameters
 from jaxbody.geometry.collision.kernels import canonical, get_kernel, is_supported
 from jaxbody.geometry.collision.shape_data import (
@@ -49,16 +49,22 @@ class ContactQueryOptions:
             manifolds (box faces, capsule and cylinder ends, polytope vertices).
         max_pairs_per_group: evaluate at most this many candidate pairs per kind-pair group,
             the closest by bounding spheres (None: no cap).
+        max_points_per_pair: keep at most this many points of a pair, the deepest valid ones
+            (``jax.lax.top_k``; matters for polytopes: a box-box pair has 17 candidates, a
+            convex hull one per vertex). Ties are broken by vertex order, so a face with more
+            vertices than the cap at equal depth keeps its first ones. None: no cap.
     """
 
     single_point: bool = False
     max_pairs_per_group: int | None = 128
+    max_points_per_pair: int | None = 16
 
     def __post_init__(self):
-        m = self.max_pairs_per_group
-        if m is not None and (not isinstance(m, (int, np.integer)) or m < 1):
-            raise ValueError(f"ContactQueryOptions: max_pairs_per_group must be a positive "
-                             f"int or None, got {m!r}")
+        for name in ("max_pairs_per_group", "max_points_per_pair"):
+            m = getattr(self, name)
+            if m is not None and (not isinstance(m, (int, np.integer)) or m < 1):
+                raise ValueError(f"ContactQueryOptions: {name} must be a positive int or "
+                                 f"None, got {m!r}")
 
 
 class PointContacts(NamedTuple):
@@ -205,6 +211,8 @@ def build_contact_query(geometries, pair_a, pair_b, options) -> ContactQuery:
         kernel = get_kernel(ka, kb)
         K = jax.eval_shape(lambda a, b, k=kernel: k(a, _eye(), b, _eye(), options.single_point),
                            _first(pa), _first(pb)).phi.shape[0]
+        if options.max_points_per_pair is not None:
+            K = min(K, int(options.max_points_per_pair))
         bound = lambda gs: (np.stack([bounds[int(g)][0] for g in gs]),  # noqa: E731
                             np.array([bounds[int(g)][1] for g in gs]))
         groups.append(PairGroup((ka, kb), pairs, ga, gb, swapped, pa, pb, bound(ga), bound(gb),
@@ -250,6 +258,8 @@ def _bound_distance(group, X_a, X_b):
     c_b = jnp.einsum("nij,nj->ni", X_b[0], cb) + X_b[1]
     if group.kinds[0] == "HalfSpace":
         return jnp.sum((c_b - X_a[1]) * X_a[0][:, :, 2], -1) - rb
+    if group.kinds[1] == "HalfSpace":
+        return jnp.sum((c_a - X_b[1]) * X_b[0][:, :, 2], -1) - ra
     gap = c_a - c_b
     return jnp.sqrt(jnp.sum(gap * gap, -1) + 1e-300) - ra - rb
 
@@ -270,8 +280,13 @@ def _evaluate_group(query, group, R_WG, p_WG):
         pick = lambda t: jax.tree_util.tree_map(lambda x: x[select], t)  # noqa: E731
         X_a, X_b, pa, pb = pick(X_a), pick(X_b), pick(pa), pick(pb)
     kernel = get_kernel(*group.kinds)
-    pts = jax.vmap(lambda a, xa, b, xb: kernel(a, xa, b, xb, query.options.single_point))(
-        pa, X_a, pb, X_b)
+    K = group.points_per_pair
+
+    def one(a, xa, b, xb):
+        pts = kernel(a, xa, b, xb, query.options.single_point)
+        return pts if pts.phi.shape[0] == K else deepest_k(pts, K)
+
+    pts = jax.vmap(one)(pa, X_a, pb, X_b)
     pts = swap(pts, jnp.asarray(group.swapped)[select])
     flat = ContactPoints(*(x.reshape((-1,) + x.shape[2:]) for x in pts))
     return flat, jnp.asarray(group.pair)[select], overflow
