@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import warnings
 
+import jax
 import numpy as np
 
 from jaxbody.forces.gravity import UniformGravityFieldElement
@@ -88,6 +89,15 @@ class MultibodyPlant(ContactQueryAPI, LookupAPI, StateAPI, KinematicsAPI, Dynami
         return self._content_key() == other._content_key()
 
     def _content_key(self):
+        # Computed once (NumPy only, outside any trace): jit compares plants inside traces.
+        key = getattr(self, "_content_key_cache", None)
+        if key is None:
+            with jax.ensure_compile_time_eval():
+                key = self._compute_content_key()
+            self._content_key_cache = key
+        return key
+
+    def _compute_content_key(self):
         return (self._topology.key, self._time_step,
                 tuple(j._static_key() for j in self._joints),
                 tuple((a.name(), int(a.joint().index())) for a in self._actuators),
