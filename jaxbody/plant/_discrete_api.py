@@ -45,6 +45,7 @@ class ContactSolution(NamedTuple):
         vc: (P, 3) contact velocities of A relative to B in C at the next velocities.
         tau_contact: (nv,) generalized contact forces Jᵀγ/δt.
         limit_impulses: (L,) joint-limit impulses (N·s or N·m·s).
+        overflow: () True when more points penetrated than ``set_max_active_contacts`` allows.
     """
 
     active: jax.Array
@@ -56,6 +57,7 @@ class ContactSolution(NamedTuple):
     vc: jax.Array
     tau_contact: jax.Array
     limit_impulses: jax.Array
+    overflow: jax.Array
 
 
 class DiscreteStepResult(NamedTuple):
@@ -128,7 +130,29 @@ class DiscreteAPI:
         if pairs is None or len(pairs[0]) == 0:
             return None
         pc = self.CalcPointContacts(context)
-        return pc if pc.phi.shape[0] else None
+        P = pc.phi.shape[0]
+        if not P:
+            return None
+        cap = getattr(self, "_max_active_contacts", None)
+        if cap is not None and cap < P:
+            # Keep the `cap` deepest valid slots: the SAP problem's size, not the number of
+            # candidate points, then sets the cost of the step.
+            score = jnp.where(pc.valid, -pc.phi, -jnp.inf)
+            _, idx = jax.lax.top_k(score, cap)
+            pc = pc._replace(**{f: getattr(pc, f)[idx] for f in pc._fields
+                                if jnp.ndim(getattr(pc, f)) and getattr(pc, f).shape[0] == P})
+        return pc
+
+    def set_max_active_contacts(self, n):
+        """Caps the contact constraints of a discrete step at the ``n`` deepest point slots
+        (default: every slot of the collision query). Steps are unchanged as long as at most
+        ``n`` points penetrate; ``CalcDiscreteStep(...).contact.overflow`` says when more did.
+        Call before Finalize()."""
+        self._require_not_finalized("set_max_active_contacts")
+        n = int(n)
+        if n < 1:
+            raise ValueError(f"set_max_active_contacts: n must be >= 1, got {n}")
+        self._max_active_contacts = n
 
     # --- The step -------------------------------------------------------------------------------
     def _free_motion(self, context, actuation, applied_forces, applied_generalized_force,
@@ -233,8 +257,13 @@ class DiscreteAPI:
         tau_c = jnp.einsum("cin,ci->n", problem.Jc, gamma) / dt
         q = context.q + dt * self.MapVelocityToQDot(context, v)
         nxt = context.replace(time=context.time + dt, q=q, v=v)
+        cap = getattr(self, "_max_active_contacts", None)
+        overflow = jnp.asarray(False)
+        if cap is not None and self._contact_points(context) is not None:
+            pc_all = self.CalcPointContacts(context)
+            overflow = jnp.sum(pc_all.valid & (pc_all.phi <= 0)) > cap
         return DiscreteStepResult(nxt, ContactSolution(problem.active_c, p_WC, n, phi, R_WC,
-                                                       gamma, vc, tau_c, gl), stats)
+                                                       gamma, vc, tau_c, gl, overflow), stats)
 
     def CalcDiscreteVariableUpdate(self, context, actuation=None, **kwargs):
         """The next context x(t₀ + δt) (Drake's discrete update); see `CalcDiscreteStep`."""

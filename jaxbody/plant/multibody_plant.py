@@ -102,7 +102,7 @@ class MultibodyPlant(ContactQueryAPI, LookupAPI, StateAPI, KinematicsAPI, Dynami
                 tuple(j._static_key() for j in self._joints),
                 tuple((a.name(), int(a.joint().index())) for a in self._actuators),
                 tuple(fe._static_key() for fe in self._force_elements),
-                self._contact_static_key())
+                self._contact_static_key(), getattr(self, "_max_active_contacts", None))
 
     # --- Lifecycle ------------------------------------------------------------------------------
     def time_step(self) -> float:
