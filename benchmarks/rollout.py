@@ -1,7 +1,7 @@
 """Continuous-time rollouts and their mass gradients: jaxbody vs Drake vs MuJoCo / MJX.
 
     python -m benchmarks.rollout [--models arm7 quadruped] [--batches 1 1024] [--steps 1000]
-        [--grad-steps 100] [--dt 1e-3] [--repeats 3]
+        [--grad-steps 100] [--dt 1e-3] [--repeats 3] [--questions rollout grad_masses]
 
 Question 1: how long do ``--steps`` RK4 steps of dt take, per batch of initial states?
 - jaxbody: ``jax.jit(jax.vmap(rollout(..., save_trajectory=False)))``, compiled with
@@ -79,7 +79,7 @@ def run_model(name, args, rng):
             "agreement_vs_mujoco": err_mujoco}
     rows = []
     # ---- question 1: rollouts --------------------------------------------------------------
-    for batch in args.batches:
+    for batch in args.batches if "rollout" in args.questions else ():
         base = {"model": name, "nv": engines.nv, "batch": batch, "steps": args.steps,
                 "dt": args.dt, "question": "rollout"}
         qb, vb = q[:batch], v[:batch]
@@ -102,6 +102,8 @@ def run_model(name, args, rng):
         rows += [r_j, r_d, r_m]
         _print_rows([r_j, r_d, r_m])
     # ---- question 2: mass gradients ---------------------------------------------------------
+    if "grad_masses" not in args.questions:
+        return info, rows
     base = {"model": name, "nv": engines.nv, "batch": 1, "steps": args.grad_steps,
             "dt": args.dt, "question": "grad_masses"}
     q1, v1 = q[0], v[0]
@@ -147,6 +149,8 @@ def main(argv=None):
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--min-time", type=float, default=0.0)
     ap.add_argument("--drake-max", type=int, default=8, help="rollouts Drake is timed on")
+    ap.add_argument("--questions", nargs="+", default=["rollout", "grad_masses"],
+                    choices=["rollout", "grad_masses"], help="grad_masses compiles for minutes")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--machine", default=default_machine_name())
     ap.add_argument("--out-dir", type=Path, default=Path(__file__).resolve().parent / "results")

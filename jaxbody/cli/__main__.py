@@ -1,0 +1,5 @@
+"""``python -m jaxbody.cli``: the ``jaxbody`` command line."""
+
+from jaxbody.cli import main
+
+raise SystemExit(main())
