@@ -1,0 +1,75 @@
+"""Executes every notebook in notebooks/ top to bottom with nbclient (outputs are not saved).
+
+Each notebook runs in a fresh kernel from the notebooks/ folder under its own time limit
+(`LIMITS`: the nbclient per-cell timeout, and the whole run checked against it); notebooks
+expected to take over a minute are marked slow (still run in CI). Figures go to a temporary
+folder (``JAXBODY_FIGURE_DIR``), so a test run leaves the committed PNGs in notebooks/figures/
+untouched.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import time
+from pathlib import Path
+from typing import NamedTuple
+
+import pytest
+
+NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+
+
+class Limit(NamedTuple):
+    seconds: int  # time limit of the whole notebook (and of any one cell)
+    expected_s: int  # typical run time on 2 loaded CPU cores; > 60 marks the test slow
+    requires: tuple = ()  # distributions the notebook needs (skipped without them)
+
+
+LIMITS = {
+    "mass_identification.ipynb": Limit(600, 150, ("example-robot-data",)),
+}
+DEFAULT_LIMIT = Limit(600, 600)
+
+
+def _params():
+    out = []
+    for path in sorted(NOTEBOOKS.glob("*.ipynb")):
+        limit = LIMITS.get(path.name, DEFAULT_LIMIT)
+        marks = [pytest.mark.slow] if limit.expected_s > 60 else []
+        out.append(pytest.param(path, limit, marks=marks, id=path.stem))
+    return out
+
+
+def _missing(distributions):
+    missing = []
+    for name in distributions:
+        try:
+            importlib.metadata.distribution(name)
+        except importlib.metadata.PackageNotFoundError:
+            missing.append(name)
+    return missing
+
+
+def test_notebooks_folder_is_not_empty():
+    assert list(NOTEBOOKS.glob("*.ipynb")), f"no notebooks in {NOTEBOOKS}"
+
+
+@pytest.mark.parametrize("path, limit", _params())
+def test_notebook_runs(path, limit, tmp_path, monkeypatch):
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    pytest.importorskip("ipykernel")
+    missing = _missing(limit.requires)
+    if missing:
+        pytest.skip(f"{path.name} needs {', '.join(missing)}")
+    monkeypatch.setenv("JAXBODY_FIGURE_DIR", str(tmp_path))
+    nb = nbformat.read(path, as_version=4)
+    client = nbclient.NotebookClient(nb, timeout=limit.seconds, kernel_name="python3",
+                                     resources={"metadata": {"path": str(NOTEBOOKS)}})
+    start = time.perf_counter()
+    client.execute()  # raises CellExecutionError, with the cell's traceback, on any error
+    elapsed = time.perf_counter() - start
+    assert elapsed <= limit.seconds, f"{path.name} took {elapsed:.0f} s (limit {limit.seconds} s)"
+    errors = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", ())
+              if o.get("output_type") == "error"]
+    assert not errors, errors
