@@ -11,6 +11,10 @@ actuator per joint (``kp·(ctrl − q) − kd·q̇``, ctrl = 0). Its free joints
 
 from __future__ import annotations
 
+import json
+import os
+import statistics
+import threading
 import time
 
 import numpy as np
@@ -18,18 +22,68 @@ import numpy as np
 from benchmarks import contact_scenes as cs
 
 
-def _compile(fn, *args):
-    """(call, {lower_s, compile_s}, first result); the first call is the warm-up."""
+def _compile(fn, *args, eager_constants=False):
+    """(call, {lower_s, compile_s}, first result); the first call is the warm-up.
+
+    ``eager_constants``: trace under ``jax.ensure_compile_time_eval()`` (see
+    `JaxbodyContact.compiled`).
+    """
+    import contextlib
+
     import jax
 
     t0 = time.perf_counter()
-    lowered = fn.lower(*args)
+    with jax.ensure_compile_time_eval() if eager_constants else contextlib.nullcontext():
+        lowered = fn.lower(*args)
     t1 = time.perf_counter()
     compiled = lowered.compile()
     t2 = time.perf_counter()
     first = jax.block_until_ready(compiled(*args))
     return (lambda: jax.block_until_ready(compiled(*args))), {"lower_s": t1 - t0,
                                                                "compile_s": t2 - t1}, first
+
+
+# ---- timing and process helpers -----------------------------------------------------------
+def timed(call, repeats):
+    """Wall-time statistics of ``repeats`` calls (the caller has warmed ``call`` up)."""
+    walls, cpus = [], []
+    for _ in range(repeats):
+        w, c = time.perf_counter(), time.process_time()
+        call()
+        walls.append(time.perf_counter() - w)
+        cpus.append(time.process_time() - c)
+    return {"run_median_s": statistics.median(walls), "run_min_s": min(walls),
+            "repeats": repeats, "cpu_per_wall": sum(cpus) / sum(walls)}
+
+
+def watchdog(stall_s, status):
+    """Exits with ``status`` once the process used < 1 s of CPU over ``stall_s`` s of wall time."""
+    def loop():
+        c0, w0 = time.process_time(), time.monotonic()
+        while True:
+            time.sleep(5)
+            c, w = time.process_time(), time.monotonic()
+            if c - c0 >= 1.0:
+                c0, w0 = c, w
+            elif w - w0 > stall_s:
+                print(f"# WEDGED: no CPU used for {w - w0:.0f} s (XLA:CPU thread pool); exiting",
+                      flush=True)
+                os._exit(status)
+
+    threading.Thread(target=loop, daemon=True).start()
+
+
+def read_part(path):
+    """(info, {(engine, batch): row}) of a scene's JSON-lines part file (see contact.py)."""
+    info, done = None, {}
+    if path.exists():
+        for line in path.read_text().splitlines():
+            kind, value = json.loads(line)
+            if kind == "info":
+                info = value
+            else:
+                done[value["engine"], value["batch"]] = value
+    return info, done
 
 
 def perturbed_states(scene, plant, batch, rng):
@@ -72,13 +126,13 @@ def _joints(scene):
 
 # ---- jaxbody --------------------------------------------------------------------------------
 class JaxbodyContact:
-    def __init__(self, scene, dtype="float64"):
+    def __init__(self, scene, dtype="float64", plant=None):
         import jax.numpy as jnp
 
         import jaxbody as jb
 
         self.jb, self.scene, self.dtype = jb, scene, getattr(jnp, dtype)
-        self.plant, _ = cs.build(scene, "jaxbody")
+        self.plant = cs.build(scene, "jaxbody")[0] if plant is None else plant
         self.context = self.plant.CreateDefaultContext(self.dtype)
 
     def _final(self, steps):
@@ -103,7 +157,18 @@ class JaxbodyContact:
 
         f = self._final(steps)
         fn = jax.jit(f if np.ndim(q) == 1 else jax.vmap(f))
-        call, comp, out = _compile(fn, jnp.asarray(q, self.dtype), jnp.asarray(v, self.dtype))
+        args = jnp.asarray(q, self.dtype), jnp.asarray(v, self.dtype)
+        try:
+            call, comp, out = _compile(fn, *args)
+        except (ValueError, jax.errors.TracerArrayConversionError) as e:
+            # Workaround for a jaxbody bug: when jit compares the plant (a static argument of
+            # the inner jit) with a cached equal plant while tracing, MultibodyPlant.__eq__
+            # builds its contact key with jnp, gets tracers and raises. Tracing with constant
+            # computations evaluated eagerly avoids it (lowering is ~3x slower).
+            if "TracerArrayConversionError" not in repr(e) + repr(e.__cause__):
+                raise
+            call, comp, out = _compile(fn, *args, eager_constants=True)
+            comp["eager_constants_workaround"] = True
         return call, comp, tuple(np.asarray(o) for o in out)
 
 
