@@ -12,7 +12,8 @@ as MJCF for MuJoCo (same masses, inertias, radii, μ; MuJoCo's own soft contact 
 Question: how fast are ``--steps`` steps, serially and batched over perturbed initial states
 (`contact_engines.perturbed_states`; env 0 is the scene's own state)?
 - jaxbody: ``jaxbody.discrete_rollout(..., save_trajectory=False)`` under ``jax.jit`` (batch 1,
-  one scene) or ``jax.jit(jax.vmap)`` (batch > 1); compile time (``.lower().compile()``)
+  one scene) or, batched, ``lax.map`` over ``jax.vmap``-ed chunks of ``--chunk`` envs (as
+  ``sharded_vmap(..., chunk_size)``; ``--chunk 0``: one ``vmap``); compile time (``.lower().compile()``)
   reported apart, runs timed with ``block_until_ready``.
 - Drake: ``Simulator.AdvanceTo`` over the steps, one env at a time (``--serial-envs`` envs).
 - MuJoCo C: ``mujoco.rollout`` on one thread (``--mujoco-envs`` envs).
@@ -27,13 +28,17 @@ Before timing, jaxbody's and Drake's velocities after ``--check-steps`` steps fr
 state must agree to `AGREE_TOL` (relative to max |v|), else the script exits. The machine's
 load average is recorded at start and end (other processes distort timings).
 
-XLA:CPU's thread pool sometimes wedges on these vmapped while-loops (every thread parked on a
-futex, 0% CPU, forever; seen at batch 64 and 4096). Each scene therefore runs in its own
-process, which appends its rows to a JSON-lines part file and exits when it used no CPU for
-``--stall`` s; the scene is then resumed in a new process from the rows it already has
-(``attempts`` in the scene's info). ``--in-process`` runs everything here instead. XLA:CPU runs
-with ``--xla_cpu_multi_thread_eigen=false`` unless ``--multi-thread-eigen`` or XLA_FLAGS says
-otherwise (reported as a fix elsewhere; not enough here).
+XLA:CPU's thread pool could wedge on these batched runs (every thread parked on a futex, 0 % CPU,
+forever). The cause, found with gdb: jaxlib 0.10's batched LAPACK kernels (a vmapped Cholesky)
+split their batch over the intra-op thread pool and block a pool thread until the pieces finish;
+with every pool thread blocked so, nothing runs the pieces. jaxbody now factors one matrix per
+LAPACK call under vmap (`jaxbody.math.cholesky`), but MJX's solver may still hit it. So each
+scene's process is pinned to ``--cpus`` CPUs (default 1: a pool of one thread cannot wedge; every
+engine is then timed on one core, Drake and MuJoCo C being single-threaded anyway). Each scene
+also runs in its own process, which appends its rows to a JSON-lines part file and exits when it
+used no CPU for ``--stall`` s; the scene is then resumed in a new process from the rows it
+already has (``attempts`` in the scene's info). ``--in-process`` runs everything in this process
+instead (not pinned).
 """
 
 from __future__ import annotations
@@ -80,7 +85,7 @@ def run_scene(name, args, done=None, emit=None):
     done, emit = done or {}, emit or (lambda kind, value: None)
     rng = np.random.default_rng([args.seed, list(SCENES).index(name)])
     scene = SCENES[name]()
-    jb = ce.JaxbodyContact(scene, args.dtype)
+    jb = ce.JaxbodyContact(scene, args.dtype, chunk=args.chunk or None)
     jb64 = jb if args.dtype == "float64" else ce.JaxbodyContact(scene, "float64", jb.plant)
     dr = ce.DrakeContact(scene)
     nq = dr.plant.num_positions()
@@ -266,13 +271,22 @@ def parse_args(argv):
                     help="seconds of timed runs per batched row: estimated from the previous "
                     "batch, a longer row runs fewer steps (>= --min-steps) or is skipped")
     ap.add_argument("--min-steps", type=int, default=10)
+    ap.add_argument("--chunk", type=int, default=16,
+                    help="jaxbody's batched runs map over vmapped chunks of this many envs "
+                    "(sharded_vmap's chunk_size; 0: one vmap of the whole batch)")
+    ap.add_argument("--cpus", type=int, default=1,
+                    help="CPUs a scene's process may use (0: all); XLA:CPU sizes its thread "
+                    "pool by them, and a pool of one cannot wedge")
     ap.add_argument("--multi-thread-eigen", action="store_true",
                     help="keep XLA:CPU's multi-threaded Eigen (default: off, it can hang)")
     ap.add_argument("--in-process", action="store_true",
                     help="run the scenes in this process (default: one child process per scene, "
                     "resumed when XLA:CPU's thread pool wedges)")
     ap.add_argument("--retries", type=int, default=3, help="resumptions of a wedged scene")
-    ap.add_argument("--stall", type=float, default=180.0,
+    ap.add_argument("--resume", action="store_true",
+                    help="keep the rows of an interrupted run with the same --machine (its part "
+                    "files, deleted once the JSON is written) instead of starting over")
+    ap.add_argument("--stall", type=float, default=120.0,
                     help="seconds without CPU use after which a scene's process counts as wedged")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--part", type=Path, help=argparse.SUPPRESS)
@@ -289,7 +303,9 @@ def parse_args(argv):
     return args
 
 
-def _setup_jax(args):
+def _setup_jax(args, pin):
+    if pin and args.cpus and hasattr(os, "sched_setaffinity"):  # sizes XLA:CPU's thread pool
+        os.sched_setaffinity(0, sorted(os.sched_getaffinity(0))[:args.cpus])
     flags = os.environ.get("XLA_FLAGS", "")
     if not args.multi_thread_eigen and "xla_cpu_multi_thread_eigen" not in flags:
         # Effective only before the backend starts (not in a process that already used jax).
@@ -301,7 +317,7 @@ def _setup_jax(args):
 
 def _child(args):
     """One scene in this process, resuming from and appending to ``args.part``."""
-    _setup_jax(args)
+    _setup_jax(args, pin=True)
     ce.watchdog(args.stall, WEDGED)
     _, done = ce.read_part(args.part)
 
@@ -313,10 +329,15 @@ def _child(args):
     run_scene(args.child, args, done, emit)
 
 
+def _part_path(args, name):
+    return args.out_dir / f".contact_{args.machine}_{name}.jsonl"
+
+
 def _isolated(name, argv, args):
     """Runs a scene in child processes, resuming after an XLA:CPU hang (`_watchdog`)."""
-    part = args.out_dir / f".contact_{args.machine}_{name}.jsonl"
-    part.unlink(missing_ok=True)
+    part = _part_path(args, name)
+    if not args.resume:
+        part.unlink(missing_ok=True)
     root = Path(__file__).resolve().parents[1]
     cmd = [sys.executable, "-m", "benchmarks.contact", *argv, "--child", name, "--part", str(part)]
     for attempt in range(1, args.retries + 2):
@@ -324,11 +345,13 @@ def _isolated(name, argv, args):
         if rc != WEDGED:
             break
         print(f"# {name}: attempt {attempt} wedged, resuming", flush=True)
-    if rc != 0:
-        raise SystemExit(f"{name}: the scene's process exited with {rc}")
     info, done = ce.read_part(part)
-    part.unlink()
-    return dict(info, attempts=attempt), list(done.values())
+    if rc != 0 and (rc != WEDGED or info is None):  # a refusal or an error: no report
+        raise SystemExit(f"{name}: the scene's process exited with {rc}")
+    info = dict(info, attempts=attempt)
+    if rc == WEDGED:
+        info["incomplete"] = f"still wedged after {attempt} attempts; rows so far kept"
+    return info, list(done.values())
 
 
 def main(argv=None):
@@ -340,7 +363,7 @@ def main(argv=None):
     load_start = os.getloadavg()
     results, scene_info = [], {}
     if args.in_process:
-        _setup_jax(args)
+        _setup_jax(args, pin=False)
         print(HEADER + "\n" + "-" * len(HEADER), flush=True)
     for name in args.scenes:
         scene_info[name], rows = (run_scene(name, args) if args.in_process
@@ -362,6 +385,8 @@ def main(argv=None):
               "scenes": scene_info, "results": results, "summary": summary(results)}
     path = args.out_dir / f"contact_{args.machine}.json"
     path.write_text(json.dumps(report, indent=1, default=float) + "\n")
+    for name in args.scenes:
+        _part_path(args, name).unlink(missing_ok=True)
     print(f"\nwrote {path}")
     return report
 

@@ -11,6 +11,7 @@ actuator per joint (``kp·(ctrl − q) − kd·q̇``, ctrl = 0). Its free joints
 
 from __future__ import annotations
 
+import faulthandler
 import json
 import os
 import statistics
@@ -68,6 +69,7 @@ def watchdog(stall_s, status):
             elif w - w0 > stall_s:
                 print(f"# WEDGED: no CPU used for {w - w0:.0f} s (XLA:CPU thread pool); exiting",
                       flush=True)
+                faulthandler.dump_traceback(all_threads=True)
                 os._exit(status)
 
     threading.Thread(target=loop, daemon=True).start()
@@ -126,12 +128,13 @@ def _joints(scene):
 
 # ---- jaxbody --------------------------------------------------------------------------------
 class JaxbodyContact:
-    def __init__(self, scene, dtype="float64", plant=None):
+    def __init__(self, scene, dtype="float64", plant=None, chunk=None):
         import jax.numpy as jnp
 
         import jaxbody as jb
 
         self.jb, self.scene, self.dtype = jb, scene, getattr(jnp, dtype)
+        self.chunk = chunk  # batched: lax.map over vmapped chunks of this many envs (None: one vmap)
         self.plant = cs.build(scene, "jaxbody")[0] if plant is None else plant
         self.context = self.plant.CreateDefaultContext(self.dtype)
 
@@ -150,13 +153,19 @@ class JaxbodyContact:
         return f
 
     def compiled(self, q, v, steps):
-        """q, v (nq,), (nv,): one scene, ``jax.jit``; (B, nq), (B, nv): ``jax.jit(jax.vmap)``.
-        Returns (call, compile times, (final states, max SAP iterations, min converged))."""
+        """q, v (nq,), (nv,): one scene, ``jax.jit``; (B, nq), (B, nv): ``jax.jit(jax.vmap)``, or
+        with ``chunk``, ``lax.map`` over vmapped chunks of ``chunk`` envs. Returns (call, compile
+        times, (final states, max SAP iterations, min converged))."""
         import jax
         import jax.numpy as jnp
 
         f = self._final(steps)
-        fn = jax.jit(f if np.ndim(q) == 1 else jax.vmap(f))
+        if np.ndim(q) == 1:
+            fn = jax.jit(f)
+        elif self.chunk:
+            fn = jax.jit(lambda q, v: jax.lax.map(lambda a: f(*a), (q, v), batch_size=self.chunk))
+        else:
+            fn = jax.jit(jax.vmap(f))
         args = jnp.asarray(q, self.dtype), jnp.asarray(v, self.dtype)
         try:
             call, comp, out = _compile(fn, *args)

@@ -82,6 +82,9 @@ def load(args, warn=None) -> Model:
                       self_collision=args.self_collision, on_warning=warn)
 
 
+BATCH_CHUNK = 16  # on CPU, a batch runs as a loop over vmapped chunks of this many envs
+
+
 # ---- the compiled pieces (module level: equal plants hit the same jit cache) -------------------
 @partial(jax.jit, static_argnums=(0, 1, 2, 3, 4))
 def _chunk(plant, num_steps, record, integrator, batched, context, q, v, dt):
@@ -105,7 +108,11 @@ def _chunk(plant, num_steps, record, integrator, batched, context, q, v, dt):
                 out["states"] = r.states[1:]
         return out
 
-    return jax.vmap(one)(q, v) if batched else one(q, v)
+    if not batched:
+        return one(q, v)
+    if jax.default_backend() == "cpu":  # vmapped chunks of 16 envs: fewer idle SAP iterations
+        return jax.lax.map(lambda a: one(*a), (q, v), batch_size=BATCH_CHUNK)
+    return jax.vmap(one)(q, v)
 
 
 @partial(jax.jit, static_argnums=0)

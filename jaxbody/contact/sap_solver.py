@@ -28,6 +28,7 @@ import jax.numpy as jnp
 from jaxbody.contact import sap_problem as sp
 from jaxbody.contact.line_search import exact_line_search
 from jaxbody.contact.sap_problem import SapProblem, SapSolverParameters
+from jaxbody.math.cholesky import cholesky, cholesky_solve, spd_solve
 
 
 class SapStatistics(NamedTuple):
@@ -75,8 +76,7 @@ def _newton(p: SapProblem, v_guess, params: SapSolverParameters):
         v, ell, it, ls_it, _, _ = s
         grad = sp.gradient(p, v)
         H = sp.hessian(p, v)
-        chol = jax.scipy.linalg.cho_factor(H, lower=True)
-        dv = -jax.scipy.linalg.cho_solve(chol, grad)
+        dv = -cholesky_solve(cholesky(H), grad)
         alpha, n_ls = exact_line_search(p, v, dv, grad, lambda a: sp.cost(p, v + a * dv), params)
         v_new = v + alpha * dv
         ell_new = sp.cost(p, v_new)
@@ -108,11 +108,7 @@ def _solve_jvp(params_tuple, primals, tangents):
     v, stats = _newton(p, v_guess, SapSolverParameters(*params_tuple))
     # ∂m/∂θ · dθ at fixed v, then dv = −H⁻¹ (that).
     _, dm = jax.jvp(lambda prob: sp.gradient(prob, v), (p,), (dp,))
-    H = jax.lax.stop_gradient(sp.hessian(p, v))
-    chol = jax.scipy.linalg.cho_factor(H, lower=True)
-    dv = -jax.lax.custom_linear_solve(
-        lambda x: H @ x, dm, solve=lambda _, b: jax.scipy.linalg.cho_solve(chol, b),
-        symmetric=True)
+    dv = -spd_solve(jax.lax.stop_gradient(sp.hessian(p, v)), dm)
     zero_stats = jax.tree_util.tree_map(jnp.zeros_like, stats)
     return (v, stats), (dv, zero_stats)
 

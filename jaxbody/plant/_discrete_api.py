@@ -25,6 +25,7 @@ from jaxbody.algorithms import crba, energy, rnea
 from jaxbody.contact import constraints as C
 from jaxbody.contact.sap_problem import SapProblem, SapSolverParameters
 from jaxbody.contact.sap_solver import SapStatistics, solve  # noqa: F401 (re-exported)
+from jaxbody.math.cholesky import spd_solve
 
 NEAR_RIGID_THRESHOLD = 1.0  # Drake's default sap_near_rigid_threshold β for contact
 FRICTION_SIGMA = 1.0e-3  # Drake's σ
@@ -167,7 +168,7 @@ class DiscreteAPI:
         k0 = (tau + energy.gravity_generalized_forces(topo, dk, gparams)
               - rnea.inverse_dynamics(topo, dk, jnp.zeros_like(context.v), F_O))
         A = M + dt * jnp.diag(context.parameters.damping)
-        v_star = context.v + dt * jax.scipy.linalg.cho_solve(jax.scipy.linalg.cho_factor(A), k0)
+        v_star = context.v + dt * spd_solve(A, k0)
         return dk, A, v_star
 
     def _build_problem(self, context, dk, A, v_star):

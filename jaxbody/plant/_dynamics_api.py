@@ -17,6 +17,7 @@ import numpy as np
 from jaxbody.algorithms import aba, crba, energy, rnea
 from jaxbody.algorithms.dynamics_kinematics import dynamics_kinematics
 from jaxbody.algorithms.spatial import wrench_about_origin
+from jaxbody.math.cholesky import spd_solve
 from jaxbody.plant.context import _check_shape
 
 
@@ -181,7 +182,7 @@ class DynamicsAPI:
         gparams = self._gravity_parameters(context.parameters)
         rhs = (tau + energy.gravity_generalized_forces(topo, dk, gparams)
                - rnea.inverse_dynamics(topo, dk, jnp.zeros_like(context.v), F_O))
-        return jax.scipy.linalg.cho_solve(jax.scipy.linalg.cho_factor(M), rhs)
+        return spd_solve(M, rhs)
 
     def forward_dynamics_method(self) -> str:
         """The forward-dynamics algorithm chosen at Finalize: CRBA + Cholesky for nv <= 12, ABA

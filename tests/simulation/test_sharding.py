@@ -38,8 +38,10 @@ SCRIPT = textwrap.dedent("""
         return jb.discrete_rollout(plant, c, num_steps=50, save_trajectory=False).final_state
 
     out = sharded_vmap(run)(vs, masses)
-    print("DEVICES", len(jax.devices()), "SHARDS", len(out.sharding.device_set))
-    np.save(sys.argv[1], np.asarray(out))
+    chunked = sharded_vmap(run, chunk_size=3)(vs, masses)  # 2 (or 8) members a device
+    print("DEVICES", len(jax.devices()), "SHARDS", len(out.sharding.device_set),
+          len(chunked.sharding.device_set))
+    np.save(sys.argv[1], np.stack([np.asarray(out), np.asarray(chunked)]))
 """)
 
 
@@ -58,8 +60,9 @@ def _run(tmp_path, n_devices):
 def test_four_forced_host_devices_equal_one_device(tmp_path):
     x4, log4 = _run(tmp_path, 4)
     x1, log1 = _run(tmp_path, 1)
-    assert "DEVICES 4 SHARDS 4" in log4 and "DEVICES 1" in log1
-    np.testing.assert_allclose(x4, x1, rtol=1e-12, atol=1e-12)
+    assert "DEVICES 4 SHARDS 4 4" in log4 and "DEVICES 1" in log1
+    for x in (x4[0], x4[1], x1[1]):  # sharded, sharded in chunks, chunked: all equal one vmap
+        np.testing.assert_allclose(x, x1[0], rtol=1e-12, atol=1e-12)
 
 
 def test_shard_batch_rejects_a_batch_that_does_not_divide():
@@ -76,3 +79,18 @@ def test_sharded_vmap_equals_vmap_on_one_device():
     f = sharded_vmap(lambda a, b: a * b + jnp.sin(a))
     a, b = jnp.arange(4.0), jnp.ones(4)
     np.testing.assert_allclose(f(a, b), jax.vmap(lambda a, b: a * b + jnp.sin(a))(a, b))
+
+
+@pytest.mark.parametrize("chunk_size", [1, 3, 4, 8])
+def test_chunked_sharded_vmap_equals_vmap(chunk_size):
+    fn = lambda a, b: {"y": a * b + jnp.sin(a), "z": jnp.cumsum(a)}  # noqa: E731
+    a, b = jnp.arange(24.0).reshape(8, 3), jnp.linspace(0, 1, 8)[:, None]
+    want = jax.vmap(fn)(a, b)
+    got = sharded_vmap(fn, chunk_size=chunk_size)(a, b)
+    for k in want:
+        np.testing.assert_allclose(got[k], want[k], rtol=1e-14)
+
+
+def test_sharded_vmap_rejects_a_bad_chunk_size():
+    with pytest.raises(ValueError, match="chunk_size"):
+        sharded_vmap(jnp.sin, chunk_size=0)
