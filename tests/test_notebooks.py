@@ -26,6 +26,7 @@ class Limit(NamedTuple):
 
 
 LIMITS = {
+    "batched_rollouts.ipynb": Limit(600, 160, ("example-robot-data",)),
     "mass_identification.ipynb": Limit(600, 150, ("example-robot-data",)),
 }
 DEFAULT_LIMIT = Limit(600, 600)
