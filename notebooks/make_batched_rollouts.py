@@ -5,7 +5,7 @@
 
 from pathlib import Path
 
-import nbformat as nbf
+from nbgen import write
 
 CELLS = [
     ("md", """# 4096 quadrupeds at once: batched contact rollouts
@@ -161,13 +161,7 @@ device. Across hosts, call `jax.distributed.initialize()` on every host first (s
 
 
 def main():
-    nb = nbf.v4.new_notebook()
-    nb.cells = [nbf.v4.new_markdown_cell(s) if k == "md" else nbf.v4.new_code_cell(s)
-                for k, s in CELLS]
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    path = Path(__file__).with_name("batched_rollouts.ipynb")
-    nbf.write(nb, path)
-    print(path)
+    write(CELLS, Path(__file__).with_name("batched_rollouts.ipynb"))
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@
 
 from pathlib import Path
 
-import nbformat as nbf
+from nbgen import write
 
 CELLS = [
     ("md", """# Trajectory optimization with jaxbody gradients
@@ -177,13 +177,7 @@ display(IFrame("figures/pusher.html", width=700, height=400))"""),
 
 
 def main():
-    nb = nbf.v4.new_notebook()
-    nb.cells = [nbf.v4.new_markdown_cell(s) if k == "md" else nbf.v4.new_code_cell(s)
-                for k, s in CELLS]
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    path = Path(__file__).with_name("trajectory_optimization.ipynb")
-    nbf.write(nb, path)
-    print(path)
+    write(CELLS, Path(__file__).with_name("trajectory_optimization.ipynb"))
 
 
 if __name__ == "__main__":
