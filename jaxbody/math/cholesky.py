@@ -38,6 +38,11 @@ def _solve(L, b):
     return jax.scipy.linalg.cho_solve((L, True), b)
 
 
+def _check_rhs(fn, n, b):
+    if b.shape[:1] != (n,) or b.ndim > 2:
+        raise ValueError(f"{fn}: b must have shape ({n},) or ({n}, k), got {b.shape}")
+
+
 def cholesky(A):
     """Lower-triangular L with A = L Lᵀ for a symmetric positive definite A (n, n); not
     differentiable (see `spd_solve`). Only the lower triangle of A is read."""
@@ -52,9 +57,9 @@ def cholesky_solve(L, b):
     """x with (L Lᵀ) x = b for the factor ``L`` of `cholesky`; ``b`` is (n,) or (n, k).
     Linear in b (differentiable in b only)."""
     L, b = jnp.asarray(L), jnp.asarray(b)
-    n = L.shape[-1]
-    if b.shape[:1] != (n,) or b.ndim > 2:
-        raise ValueError(f"cholesky_solve: b must have shape ({n},) or ({n}, k), got {b.shape}")
+    if L.ndim != 2 or L.shape[0] != L.shape[1]:
+        raise ValueError(f"cholesky_solve: L must be a square matrix (n, n), got shape {L.shape}")
+    _check_rhs("cholesky_solve", L.shape[0], b)
     L = jax.lax.stop_gradient(L)
     return jax.lax.custom_linear_solve(lambda x: L @ (L.T @ x), b,
                                        solve=lambda _, r: _solve(L, r), symmetric=True)
@@ -63,7 +68,10 @@ def cholesky_solve(L, b):
 def spd_solve(A, b, L=None):
     """x = A⁻¹ b for a symmetric positive definite A (n, n), b (n,) or (n, k); differentiable in
     A and b (forward and reverse mode). ``L``: A's factor from `cholesky`, if already known."""
-    A = jnp.asarray(A)
+    A, b = jnp.asarray(A), jnp.asarray(b)
+    if A.ndim != 2 or A.shape[0] != A.shape[1]:
+        raise ValueError(f"spd_solve: A must be a square matrix (n, n), got shape {A.shape}")
+    _check_rhs("spd_solve", A.shape[0], b)
     L = cholesky(A) if L is None else jax.lax.stop_gradient(L)
     return jax.lax.custom_linear_solve(lambda x: A @ x, b,
                                        solve=lambda _, r: _solve(L, r), symmetric=True)

@@ -80,7 +80,8 @@ def sharded_vmap(fn, mesh: Mesh | None = None, *, chunk_size: int | None = None)
     env-steps/s as one vmap of 4096, 9.8k in chunks of 16, 15k in chunks of 16 on 2 forced host
     devices). On a GPU leave it None.
     """
-    if chunk_size is not None and int(chunk_size) < 1:
+    if chunk_size is not None and (isinstance(chunk_size, bool) or not isinstance(
+            chunk_size, (int, np.integer)) or chunk_size < 1):
         raise ValueError(f"sharded_vmap: chunk_size must be a positive int or None, "
                          f"got {chunk_size!r}")
     local = _local_map(fn, None if chunk_size is None else int(chunk_size))

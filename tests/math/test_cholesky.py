@@ -75,5 +75,11 @@ def test_vmap_lowers_to_one_unbatched_lapack_call_per_matrix():
 def test_shape_errors_name_the_argument():
     with pytest.raises(ValueError, match="square"):
         cholesky(np.ones((2, 3)))
-    with pytest.raises(ValueError, match=r"b must have shape \(3,\)"):
+    with pytest.raises(ValueError, match=r"cholesky_solve: b must have shape \(3,\)"):
         cholesky_solve(np.eye(3), np.ones(4))
+    with pytest.raises(ValueError, match="cholesky_solve: L must be a square"):
+        cholesky_solve(np.ones((3, 2)), np.ones(3))
+    with pytest.raises(ValueError, match=r"spd_solve: b must have shape \(3,\)"):
+        spd_solve(np.eye(3), np.ones((2, 3)))
+    with pytest.raises(ValueError, match="spd_solve: A must be a square"):
+        spd_solve(np.ones(3), np.ones(3))

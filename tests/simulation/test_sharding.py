@@ -91,6 +91,7 @@ def test_chunked_sharded_vmap_equals_vmap(chunk_size):
         np.testing.assert_allclose(got[k], want[k], rtol=1e-14)
 
 
-def test_sharded_vmap_rejects_a_bad_chunk_size():
-    with pytest.raises(ValueError, match="chunk_size"):
-        sharded_vmap(jnp.sin, chunk_size=0)
+@pytest.mark.parametrize("bad", [0, -2, 2.5, True, "16"])
+def test_sharded_vmap_rejects_a_bad_chunk_size(bad):
+    with pytest.raises(ValueError, match="chunk_size must be a positive int"):
+        sharded_vmap(jnp.sin, chunk_size=bad)
