@@ -175,6 +175,7 @@ class Joint(MultibodyElement):
         self._default_q = q
         if self._plant is not None and self._plant.is_finalized():
             self._plant._default_q[self._q_slice()] = q
+            self._plant._invalidate_content_key()
 
     def GetPositions(self, context):
         return context.q[self._q_slice()]

@@ -15,6 +15,7 @@ and the gradient of the solution comes from the implicit function theorem (`sap_
 
 from __future__ import annotations
 
+from functools import partial
 from typing import NamedTuple
 
 import jax
@@ -91,6 +92,14 @@ def point_velocity_jacobian(topo, pk, node, p_WQ):
     r = p_WQ[:, None, :] - pk.p_WB[own][None, :, :]  # (m, nv, 3)
     lin = pk.H_W[None, :, 3:] + jnp.cross(ang[None], r)
     return jnp.swapaxes(lin * mask[:, :, None], 1, 2)
+
+
+@partial(jax.jit, static_argnums=(0, 1))
+def _jitted_step(plant, solver_parameters, context, actuation, kwargs):
+    """`CalcDiscreteStep` compiled once per (plant, solver parameters); the remaining keyword
+    arguments (applied forces, ``v_guess``) are traced inputs, so each call honors its own."""
+    return plant.CalcDiscreteStep(context, actuation, solver_parameters=solver_parameters,
+                                  **kwargs)
 
 
 class DiscreteAPI:
@@ -284,12 +293,8 @@ class DiscreteAPI:
         from jaxbody.contact.contact_results import ContactResults, make_contact_results
 
         self._check_context(context, "CalcContactResults")
-        step = getattr(self, "_jit_discrete_step", None)
-        if step is None:
-            step = jax.jit(lambda c, u: self.CalcDiscreteStep(c, u, **kwargs))
-            if not kwargs:
-                self._jit_discrete_step = step
-        result = step(context, actuation)
+        solver_parameters = kwargs.pop("solver_parameters", None)
+        result = _jitted_step(self, solver_parameters, context, actuation, kwargs)
         pc = self._contact_points(context)
         if pc is None:
             return ContactResults([], result.contact.tau_contact)

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import warnings
 
-import jax
 import numpy as np
 
 from jaxbody.forces.gravity import UniformGravityFieldElement
@@ -44,6 +43,7 @@ from jaxbody.plant.elements import (
     ModelInstanceIndex,
     RigidBody,
 )
+from jaxbody.plant.fingerprint import plant_fingerprint
 from jaxbody.plant.topology import compile_topology
 
 # Relative slack allowed in the triangle inequality of principal moments before warning.
@@ -81,7 +81,7 @@ class MultibodyPlant(ContactQueryAPI, LookupAPI, StateAPI, KinematicsAPI, Dynami
 
     # --- Identity (a finalized plant hashes by content, so equal models share jit caches) ------
     def __hash__(self):
-        return hash(self._topology.key) if self._finalized else id(self)
+        return hash(self._content_key()) if self._finalized else id(self)
 
     def __eq__(self, other):
         if not (self._finalized and isinstance(other, MultibodyPlant) and other._finalized):
@@ -89,20 +89,18 @@ class MultibodyPlant(ContactQueryAPI, LookupAPI, StateAPI, KinematicsAPI, Dynami
         return self._content_key() == other._content_key()
 
     def _content_key(self):
-        # Computed once (NumPy only, outside any trace): jit compares plants inside traces.
+        """The plant's content fingerprint (`jaxbody.plant.fingerprint`): every value traced code
+        may read off the plant takes part, so equal keys may share compiled code. Computed once,
+        outside any trace (jit compares plants inside traces)."""
         key = getattr(self, "_content_key_cache", None)
         if key is None:
-            with jax.ensure_compile_time_eval():
-                key = self._compute_content_key()
+            key = plant_fingerprint(self)
             self._content_key_cache = key
         return key
 
-    def _compute_content_key(self):
-        return (self._topology.key, self._time_step,
-                tuple(j._static_key() for j in self._joints),
-                tuple((a.name(), int(a.joint().index())) for a in self._actuators),
-                tuple(fe._static_key() for fe in self._force_elements),
-                self._contact_static_key(), getattr(self, "_max_active_contacts", None))
+    def _invalidate_content_key(self):
+        """Called by the setters that may change the plant after Finalize()."""
+        self._content_key_cache = None
 
     # --- Lifecycle ------------------------------------------------------------------------------
     def time_step(self) -> float:
