@@ -9,12 +9,13 @@ untouched.
 
 from __future__ import annotations
 
-import importlib.metadata
 import time
 from pathlib import Path
 from typing import NamedTuple
 
 import pytest
+
+from tests.helpers.installed import missing_distributions
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 
@@ -41,16 +42,6 @@ def _params():
     return out
 
 
-def _missing(distributions):
-    missing = []
-    for name in distributions:
-        try:
-            importlib.metadata.distribution(name)
-        except importlib.metadata.PackageNotFoundError:
-            missing.append(name)
-    return missing
-
-
 def test_notebooks_folder_is_not_empty():
     assert list(NOTEBOOKS.glob("*.ipynb")), f"no notebooks in {NOTEBOOKS}"
 
@@ -60,7 +51,7 @@ def test_notebook_runs(path, limit, tmp_path, monkeypatch):
     nbformat = pytest.importorskip("nbformat")
     nbclient = pytest.importorskip("nbclient")
     pytest.importorskip("ipykernel")
-    missing = _missing(limit.requires)
+    missing = missing_distributions(limit.requires)
     if missing:
         pytest.skip(f"{path.name} needs {', '.join(missing)}")
     monkeypatch.setenv("JAXBODY_FIGURE_DIR", str(tmp_path))

@@ -16,6 +16,7 @@ import numpy as np
 
 from jaxbody.algorithms import aba, crba, energy, rnea
 from jaxbody.algorithms.dynamics_kinematics import dynamics_kinematics
+from jaxbody.algorithms.implicit_dynamics import implicit_forward_dynamics
 from jaxbody.algorithms.spatial import wrench_about_origin
 from jaxbody.math.cholesky import spd_solve
 from jaxbody.plant.context import _check_shape
@@ -171,6 +172,20 @@ class DynamicsAPI:
         method = method or self.forward_dynamics_method()
         if method not in ("aba", "crba"):
             raise ValueError(f"forward dynamics method must be 'aba' or 'crba', got {method!r}")
+        self._check_context(context, "CalcGeneralizedAccelerations")
+        inputs = (context, actuation, applied_forces, applied_generalized_force,
+                  applied_spatial_force)
+        return implicit_forward_dynamics(
+            lambda a: self._forward_dynamics(*a, method=method),
+            lambda a, vdot: self._velocity_residual(*a, vdot),
+            lambda a: crba.mass_matrix(self._topology, self._dk(a[0], "CalcMassMatrix"),
+                                       self._reflected_inertia(a[0])),
+            inputs)
+
+    def _forward_dynamics(self, context, actuation, applied_forces, applied_generalized_force,
+                          applied_spatial_force, method):
+        """v̇ by ``method``, differentiated by plain autodiff through the algorithm (the
+        reference for `implicit_forward_dynamics`' rule)."""
         dk = self._dk(context, "CalcGeneralizedAccelerations")
         tau, F_O = self._dynamics_inputs(context, dk, actuation, applied_forces,
                                          applied_generalized_force, applied_spatial_force,
@@ -183,6 +198,19 @@ class DynamicsAPI:
         rhs = (tau + energy.gravity_generalized_forces(topo, dk, gparams)
                - rnea.inverse_dynamics(topo, dk, jnp.zeros_like(context.v), F_O))
         return spd_solve(M, rhs)
+
+    def _velocity_residual(self, context, actuation, applied_forces, applied_generalized_force,
+                           applied_spatial_force, vdot):
+        """M v̇ + C v − τ_g − τ_app − B u + D v − τ_elements − Σ Jᵀ F: (nv,), zero at the v̇ of
+        `CalcGeneralizedAccelerations`."""
+        dk = self._dk(context, "CalcGeneralizedAccelerations")
+        tau, F_O = self._dynamics_inputs(context, dk, actuation, applied_forces,
+                                         applied_generalized_force, applied_spatial_force,
+                                         for_aba=False)
+        gparams = self._gravity_parameters(context.parameters)
+        return (rnea.inverse_dynamics(self._topology, dk, vdot, F_O)
+                + self._reflected_inertia(context) * vdot - tau
+                - energy.gravity_generalized_forces(self._topology, dk, gparams))
 
     def forward_dynamics_method(self) -> str:
         """The forward-dynamics algorithm chosen at Finalize: CRBA + Cholesky for nv <= 12, ABA
@@ -215,14 +243,9 @@ class DynamicsAPI:
                                   proposed_derivatives, nq + nv)
         qdot, vdot = xdot[:nq], xdot[nq:]
         r_q = qdot - self.MapVelocityToQDot(context, context.v)
-        dk = self._dk(context, "CalcImplicitTimeDerivativesResidual")
-        tau, F_O = self._dynamics_inputs(context, dk, actuation, applied_forces,
-                                         applied_generalized_force, applied_spatial_force,
-                                         for_aba=False)
-        gparams = self._gravity_parameters(context.parameters)
-        r_v = (rnea.inverse_dynamics(self._topology, dk, vdot, F_O)
-               + self._reflected_inertia(context) * vdot - tau
-               - energy.gravity_generalized_forces(self._topology, dk, gparams))
+        self._check_context(context, "CalcImplicitTimeDerivativesResidual")
+        r_v = self._velocity_residual(context, actuation, applied_forces,
+                                      applied_generalized_force, applied_spatial_force, vdot)
         return jnp.concatenate([r_q, r_v])
 
     # --- Energy and power -------------------------------------------------------------------
