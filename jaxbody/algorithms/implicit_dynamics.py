@@ -3,7 +3,8 @@
 Forward dynamics v̇ = FD(x) (x: state, parameters, inputs) solves the velocity residual of the
 equations of motion,
     r(x, v̇) = M(q) v̇ + C(q, v) v − τ(x) = 0,
-so its tangent at any x is [Carpentier & Mansard 2018, eq. 7]
+so by the implicit function theorem its tangent at any x is (as Pinocchio's
+computeABADerivatives uses it [Carpentier & Mansard 2018])
     dv̇ = −M⁻¹ ∂r/∂x · dx          (∂r/∂v̇ = M).
 ∂r/∂x · dx is the tangent of an inverse-dynamics evaluation at a fixed v̇: one RNEA pass
 linearized, much cheaper than linearizing the articulated-body recursion (whose

@@ -73,6 +73,8 @@ class JointKind:
     """Base kind: identity kinematic maps; subclasses override what differs."""
 
     name = "base"
+    # Drake's name suffixes of each q and v entry (``GetPositionNames``): (q suffixes, v suffixes)
+    suffixes = ((), ())
     nq = 0
     nv = 0
     has_quaternion = False
@@ -109,6 +111,7 @@ class Weld(JointKind):
 
 class Revolute(JointKind):
     name = "revolute"
+    suffixes = ("q",), ("w",)
     nq = nv = 1
 
     @staticmethod
@@ -124,6 +127,7 @@ class Revolute(JointKind):
 
 class Prismatic(JointKind):
     name = "prismatic"
+    suffixes = ("x",), ("v",)
     nq = nv = 1
 
     @staticmethod
@@ -139,6 +143,7 @@ class Prismatic(JointKind):
 
 class Screw(JointKind):
     name = "screw"
+    suffixes = ("q",), ("w",)
     nq = nv = 1
 
     @staticmethod
@@ -158,6 +163,7 @@ class Screw(JointKind):
 
 class Universal(JointKind):
     name = "universal"
+    suffixes = ("qx", "qy"), ("wx", "wy")
     nq = nv = 2
 
     @staticmethod
@@ -187,6 +193,7 @@ class Universal(JointKind):
 
 class Planar(JointKind):
     name = "planar"
+    suffixes = ("x", "y", "qz"), ("vx", "vy", "wz")
     nq = nv = 3
 
     @staticmethod
@@ -264,6 +271,7 @@ def _block_diag(A, B):
 
 class BallRpy(JointKind):
     name = "ball_rpy"
+    suffixes = ("qx", "qy", "qz"), ("wx", "wy", "wz")
     nq = nv = 3
     is_rpy = True
 
@@ -287,6 +295,7 @@ class BallRpy(JointKind):
 
 class RpyFloating(JointKind):
     name = "rpy_floating"
+    suffixes = ("qx", "qy", "qz", "x", "y", "z"), ("wx", "wy", "wz", "vx", "vy", "vz")
     nq = nv = 6
     is_rpy = True
 
@@ -309,6 +318,7 @@ class RpyFloating(JointKind):
 
 class QuaternionFloating(JointKind):
     name = "quaternion_floating"
+    suffixes = ("qw", "qx", "qy", "qz", "x", "y", "z"), ("wx", "wy", "wz", "vx", "vy", "vz")
     nq, nv = 7, 6
     has_quaternion = True
 
@@ -335,6 +345,7 @@ class QuaternionFloating(JointKind):
 
 class Ball(JointKind):
     name = "ball"
+    suffixes = ("qw", "qx", "qy", "qz"), ("wx", "wy", "wz")
     nq, nv = 4, 3
     has_quaternion = True
 
@@ -362,6 +373,7 @@ class Ball(JointKind):
 
 class Cylindrical(JointKind):
     name = "cylindrical"
+    suffixes = ("qz", "z"), ("wz", "vz")
     nq = nv = 2
 
     @staticmethod
@@ -377,6 +389,7 @@ class Cylindrical(JointKind):
 
 class Translational(JointKind):
     name = "translational"
+    suffixes = ("x", "y", "z"), ("vx", "vy", "vz")
     nq = nv = 3
 
     @staticmethod

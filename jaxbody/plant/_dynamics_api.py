@@ -177,8 +177,9 @@ class DynamicsAPI:
                   applied_spatial_force)
         return implicit_forward_dynamics(
             lambda a: self._forward_dynamics(*a, method=method),
-            lambda a, vdot: self._velocity_residual(*a, vdot),
-            lambda a: crba.mass_matrix(self._topology, self._dk(a[0], "CalcMassMatrix"),
+            lambda a, vdot: self._velocity_residual(*a, vdot, "CalcGeneralizedAccelerations"),
+            lambda a: crba.mass_matrix(self._topology,
+                                       self._dk(a[0], "CalcGeneralizedAccelerations"),
                                        self._reflected_inertia(a[0])),
             inputs)
 
@@ -200,10 +201,10 @@ class DynamicsAPI:
         return spd_solve(M, rhs)
 
     def _velocity_residual(self, context, actuation, applied_forces, applied_generalized_force,
-                           applied_spatial_force, vdot):
+                           applied_spatial_force, vdot, what):
         """M v̇ + C v − τ_g − τ_app − B u + D v − τ_elements − Σ Jᵀ F: (nv,), zero at the v̇ of
-        `CalcGeneralizedAccelerations`."""
-        dk = self._dk(context, "CalcGeneralizedAccelerations")
+        `CalcGeneralizedAccelerations`; ``what`` names the caller in errors."""
+        dk = self._dk(context, what)
         tau, F_O = self._dynamics_inputs(context, dk, actuation, applied_forces,
                                          applied_generalized_force, applied_spatial_force,
                                          for_aba=False)
@@ -242,10 +243,11 @@ class DynamicsAPI:
         xdot = self._check_vector("CalcImplicitTimeDerivativesResidual: proposed_derivatives",
                                   proposed_derivatives, nq + nv)
         qdot, vdot = xdot[:nq], xdot[nq:]
-        r_q = qdot - self.MapVelocityToQDot(context, context.v)
         self._check_context(context, "CalcImplicitTimeDerivativesResidual")
+        r_q = qdot - self.MapVelocityToQDot(context, context.v)
         r_v = self._velocity_residual(context, actuation, applied_forces,
-                                      applied_generalized_force, applied_spatial_force, vdot)
+                                      applied_generalized_force, applied_spatial_force, vdot,
+                                      "CalcImplicitTimeDerivativesResidual")
         return jnp.concatenate([r_q, r_v])
 
     # --- Energy and power -------------------------------------------------------------------

@@ -2,28 +2,12 @@
 a model instance (pydrake's ``GetPositionNames`` ... ``GetUniqueFloatingBaseBodyOrThrow``).
 
 Names read ``{model_instance}_{joint}_{suffix}`` as Drake writes them, with Drake's per-joint
-suffixes (``q``/``w`` for a revolute joint, ``qw qx qy qz x y z`` / ``wx wy wz vx vy vz`` for a
-quaternion floating joint, ...); Simbody's kinds, which Drake lacks, follow the same pattern.
+suffixes (``JointKind.suffixes``: ``q``/``w`` for a revolute joint, ``qw qx qy qz x y z`` /
+``wx wy wz vx vy vz`` for a quaternion floating joint, ...); Simbody's kinds, which Drake lacks,
+follow the same pattern.
 """
 
 from __future__ import annotations
-
-# kind name -> (position suffixes, velocity suffixes), in q and v order
-SUFFIXES = {
-    "revolute": (("q",), ("w",)),
-    "prismatic": (("x",), ("v",)),
-    "screw": (("q",), ("w",)),
-    "universal": (("qx", "qy"), ("wx", "wy")),
-    "planar": (("x", "y", "qz"), ("vx", "vy", "wz")),
-    "ball_rpy": (("qx", "qy", "qz"), ("wx", "wy", "wz")),
-    "rpy_floating": (("qx", "qy", "qz", "x", "y", "z"), ("wx", "wy", "wz", "vx", "vy", "vz")),
-    "quaternion_floating": (("qw", "qx", "qy", "qz", "x", "y", "z"),
-                            ("wx", "wy", "wz", "vx", "vy", "vz")),
-    "ball": (("qw", "qx", "qy", "qz"), ("wx", "wy", "wz")),
-    "cylindrical": (("qz", "z"), ("wz", "vz")),
-    "translational": (("x", "y", "z"), ("vx", "vy", "vz")),
-    "weld": ((), ()),
-}
 
 
 class NamesAPI:
@@ -36,7 +20,7 @@ class NamesAPI:
         start = (lambda j: j.position_start()) if which == 0 else (lambda j: j.velocity_start())
         names = []
         for j in sorted(joints, key=start):
-            suffixes = SUFFIXES[j.kind.name][which]
+            suffixes = j.kind.suffixes[which]
             head = (f"{self._instance_names[int(j.model_instance())]}_" if prefix else "") + j.name()
             for s in suffixes:
                 names.append(f"{head}_{s}" if always_suffix or len(suffixes) > 1 else head)

@@ -131,7 +131,11 @@ class MultibodyPlant(ContactQueryAPI, LookupAPI, NamesAPI, StateAPI, KinematicsA
         return ModelInstanceIndex(len(self._instance_names) - 1)
 
     def _check_instance(self, model_instance, what):
-        mi = int(model_instance)
+        try:
+            mi = int(model_instance)
+        except (TypeError, ValueError):
+            raise TypeError(f"{what}: expected a ModelInstanceIndex, got {model_instance!r} (look "
+                            "one up by name with GetModelInstanceByName)") from None
         if not 0 <= mi < len(self._instance_names):
             raise ValueError(f"{what}: invalid model instance {mi}; the plant has "
                              f"{len(self._instance_names)} instances")

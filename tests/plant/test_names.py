@@ -87,6 +87,15 @@ def test_simbody_kinds_follow_the_pattern():
         "ball_wx", "ball_wy", "ball_wz", "cyl_wz", "cyl_vz", "tra_vx", "tra_vy", "tra_vz"]
 
 
+def test_every_kind_names_each_entry():
+    from jaxbody.joints.kinds import ALL_KINDS
+
+    for kind in ALL_KINDS:
+        q_names, v_names = kind.suffixes
+        assert (len(q_names), len(v_names)) == (kind.nq, kind.nv), kind.name
+        assert len(set(q_names)) == kind.nq and len(set(v_names)) == kind.nv, kind.name
+
+
 def test_names_need_finalize_and_a_valid_instance():
     plant = jb.MultibodyPlant(0.0)
     with pytest.raises(Exception, match="GetPositionNames"):
@@ -94,3 +103,5 @@ def test_names_need_finalize_and_a_valid_instance():
     plant.Finalize()
     with pytest.raises(ValueError, match="GetVelocityNames: invalid model instance 7"):
         plant.GetVelocityNames(jb.ModelInstanceIndex(7))
+    with pytest.raises(TypeError, match="GetActuatorNames: expected a ModelInstanceIndex, got 'x'"):
+        plant.GetActuatorNames("x")
