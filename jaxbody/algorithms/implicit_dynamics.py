@@ -13,9 +13,16 @@ articulated inertias and their tangents are 6 × 6 per node and per direction). 
 RNEA tangent and one matrix product run per direction; reverse mode transposes the same linear
 map. Inputs without a tangent (``symbolic_zeros``) are left out of the linearization, so
 differentiating w.r.t. (q, v) only never touches the parameters' part of the graph.
+
+With a `StatePart`, the (q, v) tangent of the part of r that inverse dynamics and gravity make up
+comes from analytic matrices (`rnea_derivatives.py`) instead of a linearized RNEA per direction:
+    ∂r/∂x · dx = ∂r_core/∂q dq + ∂r_core/∂v dv + [tangent of r with r_core's (q, v) frozen].
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -25,21 +32,36 @@ from jax.custom_derivatives import SymbolicZero
 from jaxbody.math.cholesky import spd_solve
 
 
+class StatePart(NamedTuple):
+    """The part of the residual whose (q, v) derivatives are known as matrices.
+
+    Attributes:
+        q, v: the leaves of ``args`` that hold the configuration and the velocities;
+        residual_frozen: ``(args, v̇) -> r`` with the covered part's (q, v) dependence stopped
+            (``lax.stop_gradient``), so its tangent carries everything else;
+        jacobians: ``(args, v̇) -> (∂r/∂q (nv, nq), ∂r/∂v (nv, nv))`` of the covered part.
+    """
+
+    q: object
+    v: object
+    residual_frozen: Callable
+    jacobians: Callable
+
+
 def _is_traceable(x):
     return isinstance(x, (jax.Array, np.ndarray, np.generic, float, int, complex, bool))
 
 
-def implicit_forward_dynamics(solve, residual, mass_matrix, args):
-    """``solve(args)`` (v̇, (nv,)) with the tangent rule above.
-
-    Args:
-        solve: ``args -> v̇``, any forward-dynamics algorithm.
-        residual: ``(args, v̇) -> r`` (nv,), zero at the solution, with ∂r/∂v̇ = ``mass_matrix``.
-        mass_matrix: ``args -> M`` (nv, nv), symmetric positive definite.
-        args: a pytree; its array leaves are the differentiable inputs, other leaves are static.
-    """
+def _flatten(args, state):
+    """(dynamic leaves, rebuild, position of q and v among them or None)."""
     leaves, treedef = jax.tree_util.tree_flatten(args)
     dynamic = [i for i, x in enumerate(leaves) if _is_traceable(x)]
+    kq = kv = None
+    if state is not None:
+        hq = [k for k, i in enumerate(dynamic) if leaves[i] is state.q]
+        hv = [k for k, i in enumerate(dynamic) if leaves[i] is state.v]
+        if len(hq) == 1 and len(hv) == 1 and hq != hv:
+            kq, kv = hq[0], hv[0]
 
     def rebuild(values):
         full = list(leaves)
@@ -47,27 +69,79 @@ def implicit_forward_dynamics(solve, residual, mass_matrix, args):
             full[i] = x
         return jax.tree_util.tree_unflatten(treedef, full)
 
+    return [leaves[i] for i in dynamic], rebuild, kq, kv
+
+
+def _residual_tangent(residual, state, flat, primals, tangents, at):
+    """∂r/∂x · dx of ``residual(args, at)`` at the primals, or None if no tangent is active;
+    the (q, v) part from ``state.jacobians`` when it applies."""
+    _, rebuild, kq, kv = flat
+    active = [k for k, t in enumerate(tangents) if not isinstance(t, SymbolicZero)]
+    if not active:
+        return None
+    analytic = kq is not None and (kq in active or kv in active)
+    r_fun = state.residual_frozen if analytic else residual
+
+    def r_active(*xs):
+        values = list(primals)
+        for k, x in zip(active, xs):
+            values[k] = x
+        return r_fun(rebuild(values), at)
+
+    _, r_dot = jax.jvp(r_active, [primals[k] for k in active], [tangents[k] for k in active])
+    if analytic:
+        Dq, Dv = state.jacobians(rebuild(primals), at)
+        if kq in active:
+            r_dot = r_dot + Dq @ tangents[kq]
+        if kv in active:
+            r_dot = r_dot + Dv @ tangents[kv]
+    return r_dot
+
+
+def implicit_forward_dynamics(solve, residual, mass_matrix, args, state=None):
+    """``solve(args)`` (v̇, (nv,)) with the tangent rule above.
+
+    Args:
+        solve: ``args -> v̇``, any forward-dynamics algorithm.
+        residual: ``(args, v̇) -> r`` (nv,), zero at the solution, with ∂r/∂v̇ = ``mass_matrix``.
+        mass_matrix: ``args -> M`` (nv, nv), symmetric positive definite.
+        args: a pytree; its array leaves are the differentiable inputs, other leaves are static.
+        state: a `StatePart`, or None (every tangent through ``residual``).
+    """
+    flat = _flatten(args, state)
+    rebuild = flat[1]
+
     @jax.custom_jvp
     def fd(*values):
         return solve(rebuild(values))
 
     def fd_jvp(primals, tangents):
         vdot = fd(*primals)
-        active = [k for k, t in enumerate(tangents) if not isinstance(t, SymbolicZero)]
-        if not active:
+        r_dot = _residual_tangent(residual, state, flat, primals, tangents, vdot)
+        if r_dot is None:
             return vdot, jnp.zeros_like(vdot)
-
-        def r_active(*xs):
-            values = list(primals)
-            for k, x in zip(active, xs):
-                values[k] = x
-            return residual(rebuild(values), vdot)
-
-        _, r_dot = jax.jvp(r_active, [primals[k] for k in active], [tangents[k] for k in active])
         M = mass_matrix(rebuild(primals))
         M_inv = spd_solve(M, jnp.eye(M.shape[0], dtype=M.dtype))
         return vdot, -(M_inv @ r_dot)
 
     fd.defjvp(fd_jvp, symbolic_zeros=True)
+    return fd(*flat[0])
 
-    return fd(*[leaves[i] for i in dynamic])
+
+def with_state_jacobians(residual, args, state):
+    """``residual(args, None)`` (e.g. inverse dynamics) with its (q, v) tangent from
+    ``state.jacobians(args, None)`` and every other tangent through ``state.residual_frozen``."""
+    flat = _flatten(args, state)
+    rebuild = flat[1]
+
+    @jax.custom_jvp
+    def r(*values):
+        return residual(rebuild(values), None)
+
+    def r_jvp(primals, tangents):
+        out = r(*primals)
+        r_dot = _residual_tangent(residual, state, flat, primals, tangents, None)
+        return out, jnp.zeros_like(out) if r_dot is None else r_dot
+
+    r.defjvp(r_jvp, symbolic_zeros=True)
+    return r(*flat[0])

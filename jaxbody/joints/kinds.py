@@ -79,6 +79,11 @@ class JointKind:
     nv = 0
     has_quaternion = False
     is_rpy = False
+    # (j, k) pairs: dof j of the joint moves column k of its own subspace rigidly, i.e.
+    # ∂(column k)/∂(dof j) = column j × column k in Plücker coordinates (columns not listed are
+    # fixed in F). Must be transitive. The analytic RNEA derivatives
+    # (`algorithms/rnea_derivatives.py`) rely on it; a test checks it against subspace_dot_v.
+    moves = ()
 
     @classmethod
     def default_q(cls):
@@ -165,6 +170,7 @@ class Universal(JointKind):
     name = "universal"
     suffixes = ("qx", "qy"), ("wx", "wy")
     nq = nv = 2
+    moves = ((0, 1),)  # the second axis turns with the first
 
     @staticmethod
     def transform(q, c):
@@ -195,6 +201,7 @@ class Planar(JointKind):
     name = "planar"
     suffixes = ("x", "y", "qz"), ("vx", "vy", "wz")
     nq = nv = 3
+    moves = ((0, 2), (1, 2))  # translations carry the rotation axis through Mo
 
     @staticmethod
     def transform(q, c):
@@ -297,6 +304,7 @@ class RpyFloating(JointKind):
     name = "rpy_floating"
     suffixes = ("qx", "qy", "qz", "x", "y", "z"), ("wx", "wy", "wz", "vx", "vy", "vz")
     nq = nv = 6
+    moves = tuple((t, r) for t in (3, 4, 5) for r in (0, 1, 2))
     is_rpy = True
 
     @staticmethod
@@ -320,6 +328,7 @@ class QuaternionFloating(JointKind):
     name = "quaternion_floating"
     suffixes = ("qw", "qx", "qy", "qz", "x", "y", "z"), ("wx", "wy", "wz", "vx", "vy", "vz")
     nq, nv = 7, 6
+    moves = tuple((t, r) for t in (3, 4, 5) for r in (0, 1, 2))
     has_quaternion = True
 
     @classmethod
@@ -375,6 +384,7 @@ class Cylindrical(JointKind):
     name = "cylindrical"
     suffixes = ("qz", "z"), ("wz", "vz")
     nq = nv = 2
+    moves = ((1, 0),)
 
     @staticmethod
     def transform(q, c):

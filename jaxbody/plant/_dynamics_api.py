@@ -14,9 +14,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbody.algorithms import aba, crba, energy, rnea
+from jaxbody.algorithms import aba, crba, energy, rnea, rnea_derivatives
 from jaxbody.algorithms.dynamics_kinematics import dynamics_kinematics
-from jaxbody.algorithms.implicit_dynamics import implicit_forward_dynamics
+from jaxbody.algorithms.implicit_dynamics import (
+    StatePart,
+    implicit_forward_dynamics,
+    with_state_jacobians,
+)
 from jaxbody.algorithms.spatial import wrench_about_origin
 from jaxbody.math.cholesky import spd_solve
 from jaxbody.plant.context import _check_shape
@@ -27,6 +31,12 @@ class DynamicsAPI:
     def _dk(self, context, what):
         self._check_context(context, what)
         return dynamics_kinematics(self._topology, context.q, context.v, context.parameters)
+
+    @staticmethod
+    def _frozen(context):
+        """``context`` with (q, v) cut from differentiation (see `implicit_dynamics.StatePart`)."""
+        return context.replace(q=jax.lax.stop_gradient(context.q),
+                               v=jax.lax.stop_gradient(context.v))
 
     def _actuated_dofs(self):
         return np.asarray([a.joint().velocity_start() for a in self._actuators], np.int64)
@@ -74,11 +84,21 @@ class DynamicsAPI:
             external_forces: `MultibodyForces` or None.
         """
         vdot = self._check_vector("CalcInverseDynamics: known_vdot", known_vdot,
-                                  self._topology.nv)
-        dk = self._dk(context, "CalcInverseDynamics")
-        F_O, tau = self._applied(context, dk, external_forces)
-        out = rnea.inverse_dynamics(self._topology, dk, vdot.astype(context.v.dtype), F_O, tau)
-        return out + self._reflected_inertia(context) * vdot
+                                  self._topology.nv).astype(context.v.dtype)
+        self._check_context(context, "CalcInverseDynamics")
+
+        def inverse_dynamics(a, _, freeze_state=False):
+            ctx, vd, forces = a
+            dk = self._dk(self._frozen(ctx) if freeze_state else ctx, "CalcInverseDynamics")
+            F_O, tau = self._applied(ctx, dk, forces)
+            out = rnea.inverse_dynamics(self._topology, dk, vd, F_O, tau)
+            return out + self._reflected_inertia(ctx) * vd
+
+        state = StatePart(
+            context.q, context.v, lambda a, _: inverse_dynamics(a, _, freeze_state=True),
+            lambda a, _: self._inverse_dynamics_state_jacobians(a[0], a[1], "CalcInverseDynamics",
+                                                                False, a[2]))
+        return with_state_jacobians(inverse_dynamics, (context, vdot, external_forces), state)
 
     def CalcBiasTerm(self, context):
         """C(q, v) v: (nv,), the Coriolis, centripetal and gyroscopic terms."""
@@ -175,13 +195,17 @@ class DynamicsAPI:
         self._check_context(context, "CalcGeneralizedAccelerations")
         inputs = (context, actuation, applied_forces, applied_generalized_force,
                   applied_spatial_force)
+        what = "CalcGeneralizedAccelerations"
+        state = StatePart(
+            context.q, context.v,
+            lambda a, vdot: self._velocity_residual(*a, vdot, what, freeze_state=True),
+            lambda a, vdot: self._inverse_dynamics_state_jacobians(a[0], vdot, what, True, a[2]))
         return implicit_forward_dynamics(
             lambda a: self._forward_dynamics(*a, method=method),
-            lambda a, vdot: self._velocity_residual(*a, vdot, "CalcGeneralizedAccelerations"),
-            lambda a: crba.mass_matrix(self._topology,
-                                       self._dk(a[0], "CalcGeneralizedAccelerations"),
+            lambda a, vdot: self._velocity_residual(*a, vdot, what),
+            lambda a: crba.mass_matrix(self._topology, self._dk(a[0], what),
                                        self._reflected_inertia(a[0])),
-            inputs)
+            inputs, state)
 
     def _forward_dynamics(self, context, actuation, applied_forces, applied_generalized_force,
                           applied_spatial_force, method):
@@ -201,17 +225,44 @@ class DynamicsAPI:
         return spd_solve(M, rhs)
 
     def _velocity_residual(self, context, actuation, applied_forces, applied_generalized_force,
-                           applied_spatial_force, vdot, what):
+                           applied_spatial_force, vdot, what, freeze_state=False):
         """M v̇ + C v − τ_g − τ_app − B u + D v − τ_elements − Σ Jᵀ F: (nv,), zero at the v̇ of
-        `CalcGeneralizedAccelerations`; ``what`` names the caller in errors."""
+        `CalcGeneralizedAccelerations`; ``what`` names the caller in errors.
+
+        With ``freeze_state``, the (q, v) dependence of M v̇ + C v − τ_g − Σ Jᵀ F_app (F_app:
+        the body forces of ``applied_forces``; the part `_inverse_dynamics_state_jacobians`
+        differentiates) is stopped."""
         dk = self._dk(context, what)
+        dk_core = dk
+        if freeze_state:
+            dk_core = self._dk(self._frozen(context), what)
         tau, F_O = self._dynamics_inputs(context, dk, actuation, applied_forces,
                                          applied_generalized_force, applied_spatial_force,
-                                         for_aba=False)
+                                         for_aba=False, body_forces=False)
         gparams = self._gravity_parameters(context.parameters)
-        return (rnea.inverse_dynamics(self._topology, dk, vdot, F_O)
-                + self._reflected_inertia(context) * vdot - tau
-                - energy.gravity_generalized_forces(self._topology, dk, gparams))
+        F_app, _ = self._applied(context, dk_core, applied_forces)
+        r = (rnea.inverse_dynamics(self._topology, dk_core, vdot, F_app)
+             + self._reflected_inertia(context) * vdot - tau
+             - energy.gravity_generalized_forces(self._topology, dk_core, gparams))
+        if F_O is not None:
+            r = r - rnea.project_to_joints(self._topology, dk, F_O.at[0].set(0.0))
+        return r
+
+    def _inverse_dynamics_state_jacobians(self, context, vdot, what, gravity, forces=None):
+        """(∂/∂q (nv, nq), ∂/∂v (nv, nv)) of M v̇ + C v − Σ Jᵀ F (− τ_g if ``gravity``), F the
+        body forces of the `MultibodyForces` ``forces``, analytically
+        (`algorithms/rnea_derivatives.py`)."""
+        topo, P = self._topology, context.parameters
+        dk = self._dk(context, what)
+        mask = None
+        if gravity:
+            on = np.ones(len(self._bodies))
+            on[self._gravity_disabled_bodies()] = 0.0
+            mask = on[topo.node_body]
+        F = None if forces is None else forces.body_forces()[topo.node_body]
+        Dd, Dv = rnea_derivatives.inverse_dynamics_derivatives(
+            topo, dk, context.v, vdot, P.gravity if gravity else None, mask, F)
+        return Dd @ rnea_derivatives.joint_delta_map(topo, context.q, Dd.dtype), Dv
 
     def forward_dynamics_method(self) -> str:
         """The forward-dynamics algorithm chosen at Finalize: CRBA + Cholesky for nv <= 12, ABA

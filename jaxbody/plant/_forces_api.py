@@ -179,10 +179,11 @@ class ForcesAPI:
 
     # --- All the inputs of the dynamics ---------------------------------------------------------
     def _dynamics_inputs(self, context, dk, actuation, applied_forces, applied_generalized_force,
-                         applied_spatial_force, for_aba):
+                         applied_spatial_force, for_aba, body_forces=True):
         """(τ (nv,), F_O (n, 6) wrenches about Wo in node order, or None): damping, saturated
         actuation, applied forces and force elements; for ABA also the gravity cancellation of
-        disabled model instances (the CRBA path uses masked masses instead)."""
+        disabled model instances (the CRBA path uses masked masses instead). ``body_forces=False``
+        leaves out the body forces of ``applied_forces`` (the caller handles them)."""
         tau = self._total_generalized_forces(context, actuation, applied_forces)
         if applied_generalized_force is not None:
             tau = tau + _check_shape("applied_generalized_force", applied_generalized_force,
@@ -190,7 +191,7 @@ class ForcesAPI:
         tau_fe, F = self._element_forces(context, dk)
         if tau_fe is not None:
             tau = tau + tau_fe
-        if applied_forces is not None:
+        if applied_forces is not None and body_forces:
             F = applied_forces.body_forces() if F is None else F + applied_forces.body_forces()
         if applied_spatial_force is not None and len(applied_spatial_force):
             F = jnp.zeros((len(self._bodies), 6), context.v.dtype) if F is None else F

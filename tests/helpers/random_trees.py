@@ -135,6 +135,12 @@ def _make_joint(mod, js, name, F, M):
         X = mod.RigidTransform(mod.RotationMatrix(random_rotation(np.random.default_rng(7))),
                                [0.1, -0.2, 0.3]) if hasattr(mod, "RigidTransform") else None
         return mod.WeldJoint(name, F, M, X)
+    if js.kind == "ball":  # Simbody's kinds: jaxbody only
+        return mod.BallJoint(name, F, M, js.damping)
+    if js.kind == "cylindrical":
+        return mod.CylindricalJoint(name, F, M, (js.damping, js.damping))
+    if js.kind == "translational":
+        return mod.TranslationalJoint(name, F, M, (js.damping,) * 3)
     raise ValueError(js.kind)
 
 
