@@ -69,7 +69,15 @@ def _flatten(args, state):
             full[i] = x
         return jax.tree_util.tree_unflatten(treedef, full)
 
-    return [leaves[i] for i in dynamic], rebuild, kq, kv
+    return [_canonical(leaves[i]) for i in dynamic], rebuild, kq, kv
+
+
+def _canonical(x):
+    """``x`` as a JAX value. A NumPy constant vmapped inside jit reaches a custom_jvp as a batch
+    tracer holding a NumPy array, which custom_jvp rejects ("non-canonical constant"); one add
+    of zero (fused away in the compiled code) makes it a JAX array."""
+    x = jnp.asarray(x)
+    return x + jnp.zeros((), x.dtype) if jnp.issubdtype(x.dtype, jnp.inexact) else x
 
 
 def _residual_tangent(residual, state, flat, primals, tangents, at):

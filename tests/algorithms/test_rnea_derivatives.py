@@ -135,3 +135,18 @@ def test_public_inverse_dynamics_jacobians_match_plain_autodiff(plant_case):
             assert _rel(a, b) < 1e-11
     np.testing.assert_allclose(jax.jit(run(plant.CalcInverseDynamics))(*args),
                                jax.jit(run(plain))(*args), rtol=0, atol=1e-12)
+
+
+def test_numpy_constants_vmapped_inside_jit(plant_case):
+    """A NumPy batch vmapped inside jit reaches the custom rules as a batch tracer holding a NumPy
+    array (JAX rejects those in custom_jvp unless converted)."""
+    plant, topo, q, v, rng = plant_case
+    ctx0 = plant.CreateDefaultContext()
+    Q, V, A = (np.stack([np.asarray(x)] * 2) for x in (q, v, rng.normal(size=topo.nv)))
+
+    def both(s, q, v, a):
+        c = plant.SetVelocities(plant.SetPositions(ctx0, q), v)
+        return s * plant.CalcInverseDynamics(c, a), plant.CalcGeneralizedAccelerations(c)
+
+    out = jax.jit(lambda s: jax.vmap(lambda q, v, a: both(s, q, v, a))(Q, V, A))(1.0)
+    assert all(np.isfinite(np.asarray(x)).all() for x in out)
