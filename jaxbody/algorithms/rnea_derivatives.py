@@ -30,8 +30,14 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxbody.algorithms.dynamics_kinematics import path_sum, per_node, subtree_sum
-from jaxbody.algorithms.spatial import force_cross, matvec, motion_cross, wrench_about_origin
-from jaxbody.math.so3 import skew
+from jaxbody.algorithms.spatial import (
+    force_cross,
+    matvec,
+    motion_cross,
+    motion_cross_matrix,
+    wrench_about_origin,
+)
+from jaxbody.math.so3 import skew, unskew
 
 
 class _Relations:
@@ -76,16 +82,9 @@ def column_rates(topo, dk, v):
     return W, motion_cross(W, dk.S_O)
 
 
-def _cross_matrix(V):
-    """(n, 6) -> (n, 6, 6): the matrix of x ↦ V × x (motion cross)."""
-    w, u = skew(V[:, :3]), skew(V[:, 3:])
-    z = jnp.zeros_like(w)
-    return jnp.concatenate([jnp.concatenate([w, z], -1), jnp.concatenate([u, w], -1)], -2)
-
-
 def _coriolis_matrices(M, V):
     """B_b (n, 6, 6) with B_b x = M_b (x × V_b) + x ×* (M_b V_b) + V_b ×* (M_b x)."""
-    X = _cross_matrix(V)
+    X = motion_cross_matrix(V)
     h = matvec(M, V)
     hn, hf = skew(h[:, :3]), skew(h[:, 3:])
     z = jnp.zeros_like(hn)
@@ -188,8 +187,7 @@ def _joint_delta(kind, x, c):
 
     R, _ = pose(x)
     jR, jp = jax.jacfwd(pose)(x)  # (3, 3, nq), (3, nq)
-    Om = jnp.einsum("ikq,jk->ijq", jR, R)  # dR Rᵀ per direction (skew)
-    w = jnp.stack([Om[2, 1], Om[0, 2], Om[1, 0]], 0)
+    w = unskew(jnp.einsum("ikq,jk->qij", jR, R)).T  # ω of dR Rᵀ per q direction: (3, nq)
     H = kind.subspace(x[None], c1)[0]  # (6, nv)
     tw = jnp.concatenate([w, jp], 0)  # (6, nq)
     return jnp.linalg.solve(H.T @ H, H.T @ tw)

@@ -66,6 +66,14 @@ def motion_cross(V, M):
     return jnp.concatenate([jnp.cross(w, mw), jnp.cross(w, mv) + jnp.cross(v, mw)], -1)
 
 
+def motion_cross_matrix(V):
+    """(..., 6) -> (..., 6, 6): the matrix of ``x ↦ V × x`` (`motion_cross`); the matrix of
+    ``x ↦ V ×* x`` (`force_cross`) is minus its transpose."""
+    w, u = skew(V[..., :3]), skew(V[..., 3:])
+    z = jnp.zeros_like(w)
+    return jnp.concatenate([jnp.concatenate([w, z], -1), jnp.concatenate([u, w], -1)], -2)
+
+
 def force_cross(V, F):
     """``V ×* F`` for a force F: [w × n + v × f; w × f]."""
     w, v = V[..., :3], V[..., 3:]

@@ -211,3 +211,14 @@ def test_matches_pydrake():
         np.testing.assert_allclose(V.dot(F), dV.dot(theirs[SpatialForce]), atol=TOL)
         np.testing.assert_allclose(V.dot(L), dV.dot(theirs[SpatialMomentum]), atol=TOL)
         np.testing.assert_allclose(F.dot(V), theirs[SpatialForce].dot(dV), atol=TOL)
+
+
+def test_motion_cross_matrix_is_the_cross_products():
+    """[V×] x = V × x, and −[V×]ᵀ x = V ×* x (the force cross product)."""
+    from jaxbody.algorithms.spatial import force_cross, motion_cross, motion_cross_matrix
+
+    rng = np.random.default_rng(4)
+    V, x = (jnp.asarray(rng.normal(size=(5, 6))) for _ in range(2))
+    X = motion_cross_matrix(V)
+    np.testing.assert_allclose(jnp.einsum("nij,nj->ni", X, x), motion_cross(V, x), atol=1e-14)
+    np.testing.assert_allclose(-jnp.einsum("nji,nj->ni", X, x), force_cross(V, x), atol=1e-14)
