@@ -177,6 +177,29 @@ class Joint(MultibodyElement):
             self._plant._default_q[self._q_slice()] = q
             self._plant._invalidate_content_key()
 
+    def set_random_positions_distribution(self, sampler):
+        """Draws this joint's q in ``plant.SetRandomState`` from ``sampler(key)`` (a JAX PRNG key
+        -> (num_positions,) array, pure JAX so that the draw jits and vmaps); None restores the
+        default positions. Drake's joints take symbolic expressions of random variables instead
+        (``set_random_angle_distribution`` and the like, offered under those names too)."""
+        if sampler is not None and not callable(sampler):
+            raise TypeError(f"Joint '{self._name}': the random distribution must be a callable "
+                            f"key -> ({self.kind.nq},) array, got {type(sampler).__name__}")
+        self._random_sampler = sampler
+
+    def _random_positions(self, key, dtype):
+        """(q, drawn): this joint's sampled q, or its default if it has no distribution."""
+        sampler = getattr(self, "_random_sampler", None)
+        if sampler is None:
+            return self._default_q, False
+        import jax.numpy as jnp
+
+        q = jnp.asarray(sampler(key), dtype)
+        if q.shape != (self.kind.nq,):
+            raise ValueError(f"Joint '{self._name}': its random distribution returned shape "
+                             f"{q.shape}, expected ({self.kind.nq},)")
+        return q, True
+
     def GetPositions(self, context):
         return context.q[self._q_slice()]
 

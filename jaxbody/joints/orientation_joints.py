@@ -167,6 +167,36 @@ class QuaternionFloatingJoint(RpyFloatingJoint):
         q[4:] = np.asarray(p_FM, float)
         self.set_default_positions(q)
 
+    def set_random_quaternion_distribution_to_uniform(self):
+        """`MultibodyPlant.SetRandomState` draws q_FM uniformly over the unit quaternions (a
+        normalized 4-D standard normal), keeping any random position distribution."""
+        self._random_parts = (True, getattr(self, "_random_parts", (False, None))[1])
+        self._set_parts_sampler()
+
+    def set_random_position_distribution(self, sampler):
+        """``sampler(key)`` -> p_FM (3,) that `MultibodyPlant.SetRandomState` draws; None: the
+        default translation."""
+        self._random_parts = (getattr(self, "_random_parts", (False, None))[0], sampler)
+        self._set_parts_sampler()
+
+    def _set_parts_sampler(self):
+        import jax
+
+        uniform, position = self._random_parts
+        default = self.default_positions()
+
+        def sampler(key):
+            k_quat, k_pos = jax.random.split(key)
+            quat = default[:4]
+            if uniform:
+                g = jax.random.normal(k_quat, (4,))
+                quat = g / jnp.linalg.norm(g)
+            p = default[4:] if position is None else jnp.reshape(position(k_pos), (3,))
+            return jnp.concatenate([jnp.asarray(quat), jnp.asarray(p)])
+
+        self.set_random_positions_distribution(
+            sampler if uniform or position is not None else None)
+
 
 class BallJoint(Joint):
     """Simbody's Ball mobilizer: q = quaternion [qw, qx, qy, qz] of R_FM, v = w_FM_F."""

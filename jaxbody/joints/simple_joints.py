@@ -68,6 +68,11 @@ class RevoluteJoint(Joint):
     def set_default_angle(self, angle):
         self.set_default_positions([angle])
 
+    def set_random_angle_distribution(self, sampler):
+        """``sampler(key)`` -> the angle (rad) `MultibodyPlant.SetRandomState` draws; None:
+        the default angle. (Drake takes a symbolic expression of random variables.)"""
+        self.set_random_positions_distribution(_scalar_sampler(sampler))
+
     def get_angle(self, context):
         return self.GetPositions(context)[0]
 
@@ -85,6 +90,13 @@ def _as1(x):
     import jax.numpy as jnp
 
     return jnp.reshape(jnp.asarray(x), (1,))
+
+
+def _scalar_sampler(sampler):
+    """A one-coordinate sampler (key -> scalar) as a joint sampler (key -> (1,))."""
+    if sampler is None or not callable(sampler):
+        return sampler
+    return lambda key: _as1(sampler(key))
 
 
 class PrismaticJoint(Joint):
@@ -118,6 +130,11 @@ class PrismaticJoint(Joint):
 
     def set_default_translation(self, translation):
         self.set_default_positions([translation])
+
+    def set_random_translation_distribution(self, sampler):
+        """``sampler(key)`` -> the translation (m) `MultibodyPlant.SetRandomState` draws; None:
+        the default translation."""
+        self.set_random_positions_distribution(_scalar_sampler(sampler))
 
     def get_translation(self, context):
         return self.GetPositions(context)[0]

@@ -272,6 +272,7 @@ class DiscreteAPI:
         if cap is not None and self._contact_points(context) is not None:
             pc_all = self.CalcPointContacts(context)
             overflow = jnp.sum(pc_all.valid & (pc_all.phi <= 0)) > cap
+        self._check_nonsingular(context, v, "CalcDiscreteStep")
         return DiscreteStepResult(nxt, ContactSolution(problem.active_c, p_WC, n, phi, R_WC,
                                                        gamma, vc, tau_c, gl, overflow), stats)
 

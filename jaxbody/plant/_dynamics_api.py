@@ -200,12 +200,64 @@ class DynamicsAPI:
             context.q, context.v,
             lambda a, vdot: self._velocity_residual(*a, vdot, what, freeze_state=True),
             lambda a, vdot: self._inverse_dynamics_state_jacobians(a[0], vdot, what, True, a[2]))
-        return implicit_forward_dynamics(
+        vdot = implicit_forward_dynamics(
             lambda a: self._forward_dynamics(*a, method=method),
             lambda a, vdot: self._velocity_residual(*a, vdot, what),
             lambda a: crba.mass_matrix(self._topology, self._dk(a[0], what),
                                        self._reflected_inertia(a[0])),
             inputs, state)
+        self._check_nonsingular(context, vdot, what)
+        return vdot
+
+    def EvalBodySpatialAccelerationInWorld(self, context, body, actuation=None,
+                                           applied_forces=None, **inputs):
+        """``A_WB``: the `SpatialAcceleration` of ``body`` in World (about Bo, in W) under the
+        given inputs (Drake's input ports; see `CalcGeneralizedAccelerations`). A continuous
+        plant uses its forward dynamics; a discrete one, as Drake, the step's
+        v̇ = (v_next − v₀)/δt (`CalcDiscreteStep`)."""
+        what = "EvalBodySpatialAccelerationInWorld"
+        self._check_context(context, what)
+        if body.GetParentPlant() is not self:
+            raise ValueError(f"{what}: body '{body.name()}' belongs to another plant")
+        if self.is_discrete():
+            step = self.CalcDiscreteStep(context, actuation, applied_forces, **inputs)
+            vdot = (step.context.v - context.v) / self._time_step
+        else:
+            vdot = self.CalcGeneralizedAccelerations(context, actuation, applied_forces, **inputs)
+        return self.CalcSpatialAccelerationsFromVdot(context, vdot)[int(body.index())]
+
+    def _check_nonsingular(self, context, result, what):
+        """Raises, naming the body, when a concrete (not traced) ``result`` is non-finite
+        because the mass matrix is singular, as Drake raises when it meets a singular
+        articulated-body hinge inertia: a joint whose outboard bodies have no mass at all, or
+        have no inertia along its motion at this configuration (M's diagonal entry is zero),
+        and no reflected rotor inertia. Under jit the result stays NaN."""
+        if isinstance(result, jax.core.Tracer) or bool(np.all(np.isfinite(np.asarray(result)))):
+            return
+        if isinstance(context.q, jax.core.Tracer) or isinstance(context.parameters.mass,
+                                                                jax.core.Tracer):
+            return
+        topo = self._topology
+        outboard = topo.ancestor.T.astype(float) @ np.asarray(context.parameters.mass)[
+            topo.node_body]  # total mass of each node's subtree
+        diag = np.diag(np.asarray(self.CalcMassMatrix(context)))
+        scale = max(float(np.max(np.abs(diag), initial=0.0)), 1e-300)
+        for j in self._joints:
+            vs = slice(j.velocity_start(), j.velocity_start() + j.num_velocities())
+            if j.num_velocities() == 0:
+                continue
+            child = j.child_body()
+            massless = outboard[topo.body_node[int(child.index())]] <= 0.0
+            if not (massless or np.any(diag[vs] <= 1e-14 * scale)):
+                continue
+            why = ("it and every body outboard of it have zero mass" if massless else
+                   "the bodies outboard of it have no inertia along its motion in this "
+                   "configuration")
+            raise ValueError(
+                f"{what}: encountered a singular articulated body hinge inertia at body "
+                f"'{child.name()}' (joint '{j.name()}'): {why}. Please ensure that this body "
+                "has non-zero inertia along all axes of motion (e.g. AddRigidBody(name, "
+                "SpatialInertia(...)) or RigidBody.SetSpatialInertiaInBodyFrame(context, M)).")
 
     def _forward_dynamics(self, context, actuation, applied_forces, applied_generalized_force,
                           applied_spatial_force, method):

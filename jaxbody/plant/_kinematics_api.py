@@ -1,4 +1,5 @@
-"""Kinematics, Jacobians, bias accelerations, center of mass and momentum (Drake's API).
+"""Kinematics, Jacobians and bias accelerations (Drake's API; mass properties are in
+`_mass_properties_api.py`).
 
 All methods are pure functions of the context: ``jax.jit``, ``jax.vmap`` and ``jax.grad`` apply.
 Frames and bodies are static (Python objects); numbers come from the context.
@@ -9,7 +10,6 @@ from __future__ import annotations
 import enum
 
 import jax.numpy as jnp
-import numpy as np
 
 from jaxbody.algorithms import center_of_mass as com_alg
 from jaxbody.algorithms import kinematics as kin
@@ -138,6 +138,26 @@ class KinematicsAPI:
         return [SpatialAcceleration(A[n, :3], A[n, 3:]) for n in self._topology.body_node]
 
     # --- Jacobians -------------------------------------------------------------------------------
+    def CalcJacobianPositionVector(self, context, frame_F, p_FP_list, frame_A, frame_E):
+        """``Jq_p_AoPi_E`` (3n, nq): ∂p_AoPi/∂q, the derivative taken in ``frame_A`` and
+        expressed in ``frame_E``, for the n points P_i fixed in ``frame_F`` (``p_FP_list``: (3,)
+        or (3, n)); rows 3i..3i+2 belong to point i. As in Drake it is the derivative with
+        respect to q itself (quaternion entries included), not v."""
+        import jax
+
+        what = "CalcJacobianPositionVector"
+        for f in (frame_F, frame_A, frame_E):
+            self._own_frame(f, what)
+        self._check_context(context, what)
+        pts, _ = _points(p_FP_list, f"{what}: p_FP_list")
+
+        def p_AP_A(q):
+            return self.CalcPointsPositions(context.replace(q=q), frame_F, pts.T, frame_A).T
+
+        J = jax.jacfwd(p_AP_A)(context.q)  # (n, 3, nq), in A
+        R_EA = self.CalcRelativeRotationMatrix(context, frame_E, frame_A).matrix()
+        return jnp.einsum("ij,njk->nik", R_EA, J).reshape(-1, self._topology.nq)
+
     def _check_wrt(self, with_respect_to, what):
         if not isinstance(with_respect_to, JacobianWrtVariable):
             raise ValueError(f"{what}: with_respect_to must be JacobianWrtVariable.kV or kQDot, "
@@ -300,54 +320,3 @@ class KinematicsAPI:
     def _require_world(self, frame, what):
         if not frame.is_world_frame():
             raise ValueError(f"{what}: frame_A must be the world frame (as in Drake)")
-
-    def _com_bodies(self, context, instances, what):
-        """Static node list and traced masses of the bodies that count toward the COM."""
-        if instances is not None and len(instances) == 0:
-            raise ValueError(f"{what}: model_instances is empty")
-        bodies = [b for b in self._bodies[1:]
-                  if instances is None or b.model_instance() in [int(i) for i in instances]]
-        if not bodies:
-            raise ValueError(f"{what}: there are no bodies (besides the world) to take the "
-                             "center of mass of")
-        bidx = np.asarray([int(b.index()) for b in bodies], np.int64)
-        return self._topology.body_node[bidx], bidx
-
-    def CalcTotalMass(self, context, model_instances=None):
-        """Sum of the masses of all bodies (or of those in ``model_instances``) (kg)."""
-        self._check_context(context, "CalcTotalMass")
-        if model_instances is None:
-            return jnp.sum(context.parameters.mass[1:])
-        _, bidx = self._com_bodies(context, model_instances, "CalcTotalMass")
-        return jnp.sum(context.parameters.mass[bidx])
-
-    def CalcCenterOfMassPositionInWorld(self, context, model_instances=None):
-        """``p_WoScm_W`` (3,) of all bodies, or of the bodies in ``model_instances``."""
-        what = "CalcCenterOfMassPositionInWorld"
-        _, pk = self._position_kinematics(context, what)
-        nodes, bidx = self._com_bodies(context, model_instances, what)
-        return com_alg.com_position(pk, context.parameters, nodes, bidx)
-
-    def CalcCenterOfMassTranslationalVelocityInWorld(self, context, model_instances=None):
-        """``v_WScm_W`` (3,)."""
-        what = "CalcCenterOfMassTranslationalVelocityInWorld"
-        _, pk, vk = self._velocity_kinematics(context, what)
-        nodes, bidx = self._com_bodies(context, model_instances, what)
-        return com_alg.com_velocity(pk, vk, context.parameters, nodes, bidx)
-
-    def CalcSpatialMomentumInWorldAboutPoint(self, context, *args):
-        """``L_WS_P_W``: ``(context, p_WoP_W)`` or ``(context, model_instances, p_WoP_W)``."""
-        from jaxbody.math import SpatialMomentum
-
-        what = "CalcSpatialMomentumInWorldAboutPoint"
-        instances, (p_WoP_W,) = self._split_instances(args, 1)
-        if jnp.shape(p_WoP_W) != (3,):
-            raise ValueError(f"{what}: p_WoP_W must have shape (3,), got {jnp.shape(p_WoP_W)}")
-        _, pk, vk = self._velocity_kinematics(context, what)
-        if instances is not None and len(instances) == 0:
-            z = jnp.zeros(3, context.v.dtype)
-            return SpatialMomentum(z, z)
-        nodes, bidx = self._com_bodies(context, instances, what)
-        L = com_alg.spatial_momentum(pk, vk, context.parameters, nodes, bidx,
-                                     jnp.asarray(p_WoP_W, context.v.dtype))
-        return SpatialMomentum(L[:3], L[3:])

@@ -178,6 +178,30 @@ class StateAPI:
             return self._default_q.copy()
         return self._default_q[self._q_index[int(model_instance)]].copy()
 
+    def SetDefaultState(self, context):
+        """A new context at the default state: the joints' default positions (and free bodies'
+        default poses), zero velocities; time and parameters are kept (Drake's
+        ``SetDefaultState``, returning the context instead of writing a State)."""
+        self._check_context(context, "SetDefaultState")
+        return context.replace(q=jnp.asarray(self._default_q, context.q.dtype),
+                               v=jnp.zeros_like(context.v))
+
+    def SetRandomState(self, context, key):
+        """A new context whose positions are drawn, joint by joint, from the joints' random
+        distributions (``Joint.set_random_positions_distribution`` and Drake's
+        ``set_random_angle_distribution``, ``set_random_quaternion_distribution_to_uniform``,
+        ...), with a JAX PRNG ``key`` instead of Drake's RandomGenerator; joints without one
+        take their default positions; velocities are zero, as in Drake. Pure JAX: vmap it over
+        keys for a batch of random states."""
+        self._check_context(context, "SetRandomState")
+        keys = jax.random.split(key, max(len(self._joints), 1))
+        q = jnp.asarray(self._default_q, context.q.dtype)
+        for j, k in zip(self._joints, keys):
+            qj, drawn = j._random_positions(k, context.q.dtype)
+            if drawn:
+                q = q.at[j.position_start(): j.position_start() + j.num_positions()].set(qj)
+        return context.replace(q=q, v=jnp.zeros_like(context.v))
+
     def SetGravityVector(self, context, g):
         """A new context whose gravity parameter is ``g`` (m/s², in World)."""
         g = _check_shape("SetGravityVector: g", g, (3,))

@@ -31,6 +31,7 @@ from jaxbody.plant._forces_api import ForcesAPI
 from jaxbody.plant._geometry_api import GeometryAPI
 from jaxbody.plant._kinematics_api import KinematicsAPI
 from jaxbody.plant._lookup_api import LookupAPI
+from jaxbody.plant._mass_properties_api import MassPropertiesAPI
 from jaxbody.plant._names_api import NamesAPI
 from jaxbody.plant._state_api import StateAPI
 from jaxbody.plant.actuator import JointActuator
@@ -51,8 +52,8 @@ from jaxbody.plant.topology import compile_topology
 TRIANGLE_INEQUALITY_TOLERANCE = 1e-10
 
 
-class MultibodyPlant(ContactQueryAPI, LookupAPI, NamesAPI, StateAPI, KinematicsAPI, DynamicsAPI, ForcesAPI,
-                     GeometryAPI, DiscreteAPI):
+class MultibodyPlant(ContactQueryAPI, LookupAPI, NamesAPI, StateAPI, KinematicsAPI,
+                     MassPropertiesAPI, DynamicsAPI, ForcesAPI, GeometryAPI, DiscreteAPI):
     """A multibody model: the builder before ``Finalize()``, a pure-function engine after.
 
     Args:

@@ -98,6 +98,17 @@ def test_forward_dynamics_and_residual(case):
     _close(pj.CalcImplicitTimeDerivativesResidual(cj, jnp.asarray(proposed), jnp.asarray(u)), r)
 
 
+def test_body_spatial_accelerations(case):
+    """EvalBodySpatialAccelerationInWorld under an actuation input equals Drake's."""
+    pj, pd, cj, cd, rng = case
+    u = rng.normal(size=pj.num_actuators())
+    pd.get_actuation_input_port().FixValue(cd, u)
+    b = pj._bodies[-1]  # the deepest body: every joint's acceleration reaches it
+    A = pj.EvalBodySpatialAccelerationInWorld(cj, b, jnp.asarray(u))
+    Ad = pd.EvalBodySpatialAccelerationInWorld(cd, pd.GetBodyByName(b.name()))
+    _close(A.get_coeffs(), Ad.get_coeffs())
+
+
 def test_energy_and_power(case):
     pj, pd, cj, cd, _ = case
     _close(pj.CalcKineticEnergy(cj), pd.CalcKineticEnergy(cd))

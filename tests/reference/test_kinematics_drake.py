@@ -176,6 +176,25 @@ def test_com_and_momentum(case):
            pd.CalcSpatialMomentumInWorldAboutPoint(cd, P).get_coeffs())
 
 
+def test_position_jacobian_and_spatial_inertia(case):
+    """CalcJacobianPositionVector (∂p/∂q, quaternion entries included) and CalcSpatialInertia
+    of a random body set about a random frame equal Drake's."""
+    pj, pd, states, rng = case
+    q, v = states[1]
+    cj, cd = _contexts(pj, pd, q, v)
+    pts = rng.normal(size=(3, 2))
+    for (fF, dF), (fA, dA), (fE, dE) in zip(*[_frame_pairs(pj, pd, rng, 2)] * 3):
+        _close(pj.CalcJacobianPositionVector(cj, fF, jnp.asarray(pts), fA, fE),
+               pd.CalcJacobianPositionVector(cd, dF, pts, dA, dE))
+    (fF, dF), = _frame_pairs(pj, pd, rng, 1)
+    names = [b.name() for b in pj._bodies[1:]]
+    chosen = rng.choice(names, size=5, replace=False)
+    Mj = pj.CalcSpatialInertia(cj, fF, [pj.GetBodyByName(n).index() for n in chosen])
+    Md = pd.CalcSpatialInertia(cd, dF, [pd.GetBodyByName(n).index() for n in chosen])
+    _close(Mj.CopyToFullMatrix6(), Md.CopyToFullMatrix6())
+    _close(pj.CalcSpatialInertia(cj, fF, []).CopyToFullMatrix6(), np.zeros((6, 6)))
+
+
 def test_under_jit_matches_eager(case):
     """The same Jacobian through jit equals the eager result (and hence Drake's)."""
     pj, _, states, _ = case
