@@ -183,9 +183,9 @@ class QuaternionFloatingJoint(RpyFloatingJoint):
         import jax
 
         uniform, position = self._random_parts
-        default = self.default_positions()
 
         def sampler(key):
+            default = self.default_positions()  # read at draw time: defaults may change
             k_quat, k_pos = jax.random.split(key)
             quat = default[:4]
             if uniform:
