@@ -54,6 +54,7 @@ class Joint(MultibodyElement):
         self._acc_upper = _vec(acc_upper_limits, nv, "acceleration upper limits", name)
         self._check_limits()
         self._default_q = np.asarray(self.kind.default_q(), float)
+        self._random_sampler = None  # key -> q, for MultibodyPlant.SetRandomState
         self._position_start = None
         self._velocity_start = None
 
@@ -189,7 +190,7 @@ class Joint(MultibodyElement):
 
     def _random_positions(self, key, dtype):
         """(q, drawn): this joint's sampled q, or its default if it has no distribution."""
-        sampler = getattr(self, "_random_sampler", None)
+        sampler = self._random_sampler
         if sampler is None:
             return self._default_q, False
         import jax.numpy as jnp

@@ -167,22 +167,30 @@ class QuaternionFloatingJoint(RpyFloatingJoint):
         q[4:] = np.asarray(p_FM, float)
         self.set_default_positions(q)
 
+    _random_parts = (False, None)  # (uniform quaternion?, translation sampler or None)
+
+    def set_random_positions_distribution(self, sampler):
+        """A sampler of the whole q = [quaternion; translation] (7,); it replaces the parts set
+        by the two methods below."""
+        self._random_parts = (False, None)
+        super().set_random_positions_distribution(sampler)
+
     def set_random_quaternion_distribution_to_uniform(self):
         """`MultibodyPlant.SetRandomState` draws q_FM uniformly over the unit quaternions (a
         normalized 4-D standard normal), keeping any random position distribution."""
-        self._random_parts = (True, getattr(self, "_random_parts", (False, None))[1])
-        self._set_parts_sampler()
+        self._set_parts_sampler(True, self._random_parts[1])
 
     def set_random_position_distribution(self, sampler):
         """``sampler(key)`` -> p_FM (3,) that `MultibodyPlant.SetRandomState` draws; None: the
         default translation."""
-        self._random_parts = (getattr(self, "_random_parts", (False, None))[0], sampler)
-        self._set_parts_sampler()
+        self._set_parts_sampler(self._random_parts[0], sampler)
 
-    def _set_parts_sampler(self):
+    def _set_parts_sampler(self, uniform, position):
         import jax
 
-        uniform, position = self._random_parts
+        if position is not None and not callable(position):
+            raise TypeError(f"Joint '{self._name}': the random position distribution must be a "
+                            f"callable key -> (3,) array, got {type(position).__name__}")
 
         def sampler(key):
             default = self.default_positions()  # read at draw time: defaults may change
@@ -194,8 +202,9 @@ class QuaternionFloatingJoint(RpyFloatingJoint):
             p = default[4:] if position is None else jnp.reshape(position(k_pos), (3,))
             return jnp.concatenate([jnp.asarray(quat), jnp.asarray(p)])
 
-        self.set_random_positions_distribution(
+        super().set_random_positions_distribution(
             sampler if uniform or position is not None else None)
+        self._random_parts = (uniform, position)
 
 
 class BallJoint(Joint):

@@ -259,14 +259,21 @@ class SpatialInertia(_PytreeValue):
         """
         if not isinstance(other, SpatialInertia):
             return NotImplemented
-        m = self._mass + other._mass
+        return SpatialInertia._make(jnp.stack([self._mass, other._mass]),
+                                    jnp.stack([self._p, other._p]),
+                                    jnp.stack([self._G, other._G]))._sum_over_batch()
+
+    def _sum_over_batch(self) -> SpatialInertia:
+        """The composite of a batch of inertias ``(n, ...)`` about the same point P in the same
+        frame E (the sum over the leading axis; Drake's ``+`` folded over n terms, with its
+        zero-mass limit: the mean of the COMs and unit inertias)."""
+        m = jnp.sum(self._mass, 0)
         nz = m != 0
         safe_m = jnp.where(nz, m, 1.0)
-        p = jnp.where(nz[..., None], (self.CalcComMoment() + other.CalcComMoment())
-                      / safe_m[..., None], 0.5 * (self._p + other._p))
-        mG = self._mass[..., None, None] * self._G + other._mass[..., None, None] * other._G
-        G = jnp.where(nz[..., None, None], mG / safe_m[..., None, None],
-                      0.5 * (self._G + other._G))
+        p = jnp.where(nz[..., None], jnp.sum(self.CalcComMoment(), 0) / safe_m[..., None],
+                      jnp.mean(self._p, 0))
+        mG = jnp.sum(self._mass[..., None, None] * self._G, 0)
+        G = jnp.where(nz[..., None, None], mG / safe_m[..., None, None], jnp.mean(self._G, 0))
         return SpatialInertia(m, p, G, skip_validity_check=True)
 
     def __mul__(self, other: Any):

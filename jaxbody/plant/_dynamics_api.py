@@ -242,10 +242,10 @@ class DynamicsAPI:
             topo.node_body]  # total mass of each node's subtree
         diag = np.diag(np.asarray(self.CalcMassMatrix(context)))
         scale = max(float(np.max(np.abs(diag), initial=0.0)), 1e-300)
-        for j in self._joints:
-            vs = slice(j.velocity_start(), j.velocity_start() + j.num_velocities())
+        for j in self._joints:  # host side, on concrete values only
             if j.num_velocities() == 0:
                 continue
+            vs = slice(j.velocity_start(), j.velocity_start() + j.num_velocities())
             child = j.child_body()
             massless = outboard[topo.body_node[int(child.index())]] <= 0.0
             if not (massless or np.any(diag[vs] <= 1e-14 * scale)):

@@ -59,6 +59,11 @@ def test_set_random_state_draws_each_joint_from_its_distribution(plant):
         np.testing.assert_array_equal(one.v, np.zeros(p.num_velocities()))
         free.set_random_position_distribution(lambda k: jax.random.normal(k, (3,)))
         assert np.asarray(p.SetRandomState(ctx, jax.random.key(4)).q[6:]).std() > 0
+        # A whole-q sampler replaces the parts; clearing it leaves no random part behind.
+        free.set_random_positions_distribution(None)
+        free.set_random_position_distribution(lambda k: jnp.zeros(3))
+        q = np.asarray(p.SetRandomState(ctx, jax.random.key(5)).q)
+        np.testing.assert_array_equal(q[2:6], [1.0, 0.0, 0.0, 0.0])  # quaternion: default
     finally:
         for j in (ja, jb_, free):
             j.set_random_positions_distribution(None)
