@@ -32,13 +32,16 @@ def delassus_estimate(J, inv_diag_A):
     """Drake's per-constraint diagonal Delassus estimate ``‖J diag(A)⁻¹ Jᵀ‖_F / m``.
 
     Args:
-        J: (n, m, nv) constraint Jacobians (m equations each).
+        J: `TreeJacobian` or dense (n, m, nv) constraint Jacobians (m equations each).
         inv_diag_A: (nv,) 1 / diag(A).
     Returns:
         (n,) w.
     """
-    W = jnp.einsum("cin,n,cjn->cij", J, inv_diag_A, J)
-    return jnp.sqrt(jnp.sum(W * W, axis=(1, 2)) + 1e-300) / J.shape[1]
+    if hasattr(J, "weighted_gram"):
+        W = J.weighted_gram(inv_diag_A)
+    else:
+        W = jnp.einsum("cin,n,cjn->cij", J, inv_diag_A, J)
+    return jnp.sqrt(jnp.sum(W * W, axis=(1, 2)) + 1e-300) / W.shape[1]
 
 
 def near_rigid_factor(beta):

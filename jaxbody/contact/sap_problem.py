@@ -17,6 +17,7 @@ import jax
 import jax.numpy as jnp
 
 from jaxbody.contact import constraints as C
+from jaxbody.contact.tree_jacobian import TreeJacobian
 
 
 @jax.tree_util.register_dataclass
@@ -27,7 +28,8 @@ class SapProblem:
     Attributes:
         A: (nv, nv) dynamics matrix M + δt·D (SPD).
         v_star: (nv,) free-motion velocities.
-        Jc: (nc, 3, nv) contact Jacobians; rows (t₁, t₂, n) of the contact frame.
+        Jc: `TreeJacobian` of the nc contacts (3 rows each: t₁, t₂, n of the contact frame);
+            ``TreeJacobian.from_dense`` wraps a dense (nc, 3, nv) array.
         Rc: (nc, 3) regularization (Rt, Rt, Rn).
         vhat_c: (nc, 3) bias velocities (0, 0, v̂n).
         mu: (nc,) friction coefficients.
@@ -40,7 +42,7 @@ class SapProblem:
 
     A: jax.Array
     v_star: jax.Array
-    Jc: jax.Array
+    Jc: TreeJacobian
     Rc: jax.Array
     vhat_c: jax.Array
     mu: jax.Array
@@ -67,7 +69,7 @@ class SapSolverParameters:
 
 
 def constraint_velocities(p: SapProblem, v):
-    return jnp.einsum("cin,n->ci", p.Jc, v), p.Jl @ v
+    return p.Jc.apply(v), p.Jl @ v
 
 
 def impulses(p: SapProblem, vc, vl):
@@ -77,7 +79,7 @@ def impulses(p: SapProblem, vc, vl):
 
 def generalized_impulse(p: SapProblem, gc, gl):
     """Jᵀ γ: (nv,)."""
-    return jnp.einsum("cin,ci->n", p.Jc, gc) + p.Jl.T @ gl
+    return p.Jc.apply_transpose(gc) + p.Jl.T @ gl
 
 
 def constraint_cost(p: SapProblem, gc, gl):
@@ -101,5 +103,5 @@ def hessian(p: SapProblem, v):
     vc, vl = constraint_velocities(p, v)
     Gc = C.cone_hessian(vc, p.Rc, p.vhat_c, p.mu, p.active_c)
     Gl = C.limit_hessian(vl, p.Rl, p.vhat_l, p.active_l)
-    H = p.A + jnp.einsum("cin,cij,cjm->nm", p.Jc, Gc, p.Jc)
+    H = p.A + p.Jc.congruence(Gc)
     return H + jnp.einsum("ln,l,lm->nm", p.Jl, Gl, p.Jl)

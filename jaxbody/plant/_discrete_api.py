@@ -24,8 +24,10 @@ import numpy as np
 
 from jaxbody.algorithms import crba, energy, rnea
 from jaxbody.contact import constraints as C
+from jaxbody.contact.contact_jacobian import contact_frames, contact_jacobian
 from jaxbody.contact.sap_problem import SapProblem, SapSolverParameters
 from jaxbody.contact.sap_solver import SapStatistics, solve  # noqa: F401 (re-exported)
+from jaxbody.contact.tree_jacobian import TreeJacobian
 from jaxbody.math.cholesky import spd_solve
 
 NEAR_RIGID_THRESHOLD = 1.0  # Drake's default sap_near_rigid_threshold β for contact
@@ -70,30 +72,6 @@ class DiscreteStepResult(NamedTuple):
     stats: SapStatistics
 
 
-def contact_frames(n):
-    """R_WC (..., 3, 3) with columns (t₁, t₂, n) for unit normals ``n`` (..., 3)."""
-    a = jnp.abs(n)
-    e = jnp.where((a[..., 0] <= a[..., 1]) & (a[..., 0] <= a[..., 2]), 0,
-                  jnp.where(a[..., 1] <= a[..., 2], 1, 2))
-    axis = jax.nn.one_hot(e, 3, dtype=n.dtype)
-    t1 = jnp.cross(n, axis)
-    t1 = t1 / jnp.linalg.norm(t1, axis=-1, keepdims=True)
-    t2 = jnp.cross(n, t1)
-    return jnp.stack([t1, t2, n], -1)
-
-
-def point_velocity_jacobian(topo, pk, node, p_WQ):
-    """``Jv_WQ_W``: (m, 3, nv) translational-velocity Jacobians of points ``p_WQ`` (m, 3) fixed
-    on tree nodes ``node`` (m,) (traced indices allowed: culled contact slots move between
-    bodies). ``v_WQ = v_WBo + w_WB × p_BoQ``, column k nonzero only for dofs supporting B."""
-    own = topo.dof_node
-    mask = jnp.asarray(topo.ancestor[:, own], p_WQ.dtype)[node]  # (m, nv)
-    ang = pk.H_W[:, :3]
-    r = p_WQ[:, None, :] - pk.p_WB[own][None, :, :]  # (m, nv, 3)
-    lin = pk.H_W[None, :, 3:] + jnp.cross(ang[None], r)
-    return jnp.swapaxes(lin * mask[:, :, None], 1, 2)
-
-
 @partial(jax.jit, static_argnums=(0, 1))
 def _jitted_step(plant, solver_parameters, context, actuation, kwargs):
     """`CalcDiscreteStep` compiled once per (plant, solver parameters); the remaining keyword
@@ -128,7 +106,14 @@ class DiscreteAPI:
                     qi.append(j.position_start())
                     lo.append(ql)
                     hi.append(qu)
-        cached = dict(tree=tree, dof_tree=tree[topo.dof_node],
+        # Trees that own dofs, numbered 0..T-1; T stands for the world and dof-less trees.
+        owners = np.unique(tree[topo.dof_node])
+        tree_index = np.full(topo.num_nodes, owners.size, np.int64)
+        tree_index[np.isin(tree, owners)] = np.searchsorted(owners, tree[np.isin(tree, owners)])
+        dof_map, dof_slot, pair_slot = TreeJacobian.layout(tree_index[topo.dof_node],
+                                                           owners.size)
+        cached = dict(tree=tree, dof_tree=tree[topo.dof_node], tree_index=tree_index,
+                      dof_map=dof_map, dof_slot=dof_slot, pair_slot=pair_slot,
                       limit_dof=np.asarray(dofs, np.int64), limit_q=np.asarray(qi, np.int64),
                       limit_lo=np.asarray(lo), limit_hi=np.asarray(hi))
         self._discrete_cache = cached
@@ -188,7 +173,7 @@ class DiscreteAPI:
         participating = jnp.zeros(topo.num_nodes, dtype)
         pc = self._contact_points(context)
         if pc is None:
-            Jc = jnp.zeros((0, 3, nv), dtype)
+            Jc = TreeJacobian.from_dense(jnp.zeros((0, 3, nv), dtype))
             Rc = vhat_c = jnp.zeros((0, 3), dtype)
             mu = active_c = phi = jnp.zeros((0,), dtype)
             p_WC = n = jnp.zeros((0, 3), dtype)
@@ -198,9 +183,7 @@ class DiscreteAPI:
             na, nb = body_node[pc.body_a], body_node[pc.body_b]
             p_WC, n, phi = pc.p_WC, pc.nhat_BA_W, pc.phi
             R_WC = contact_frames(n)
-            J_rel = (point_velocity_jacobian(topo, dk.pk, na, p_WC)
-                     - point_velocity_jacobian(topo, dk.pk, nb, p_WC))
-            Jc = jnp.einsum("pji,pjn->pin", R_WC, J_rel)
+            Jc = contact_jacobian(topo, dk.pk, st, na, nb, p_WC, R_WC)
             active_c = (pc.valid & (phi <= 0)).astype(dtype)
             w = C.delassus_estimate(Jc, inv_diag_A)
             Rc, vhat_c = C.cone_regularization(w, pc.k, pc.tau, phi, dt, NEAR_RIGID_THRESHOLD,
@@ -260,11 +243,11 @@ class DiscreteAPI:
         problem, (p_WC, n, phi, R_WC) = self._build_problem(context, dk, A, v_star)
         guess = context.v if v_guess is None else v_guess
         v, stats = solve(problem, guess, solver_parameters)
-        vc = jnp.einsum("cin,n->ci", problem.Jc, v)
+        vc = problem.Jc.apply(v)
         gamma = C.cone_impulses(vc, problem.Rc, problem.vhat_c, problem.mu, problem.active_c)
         gl = C.limit_impulses(problem.Jl @ v, problem.Rl, problem.vhat_l, problem.active_l)
         dt = self._time_step
-        tau_c = jnp.einsum("cin,ci->n", problem.Jc, gamma) / dt
+        tau_c = problem.Jc.apply_transpose(gamma) / dt
         q = context.q + dt * self.MapVelocityToQDot(context, v)
         nxt = context.replace(time=context.time + dt, q=q, v=v)
         cap = getattr(self, "_max_active_contacts", None)

@@ -10,6 +10,7 @@ from scipy.optimize import minimize
 from jaxbody.contact import SapProblem, SapSolverParameters, solve
 from jaxbody.contact import constraints as C
 from jaxbody.contact import sap_problem as sp
+from jaxbody.contact.tree_jacobian import TreeJacobian
 
 DT = 1e-3
 
@@ -27,7 +28,7 @@ def random_problem(seed, nv=6, nc=4, nl=2, mu=0.6):
     Rl = jnp.full(nl, 1e-3)
     vhat_l = jnp.asarray(rng.normal(size=nl))
     v_star = jnp.asarray(rng.normal(size=nv))
-    return SapProblem(jnp.asarray(A), v_star, jnp.asarray(Jc), R, vhat, jnp.full(nc, mu),
+    return SapProblem(jnp.asarray(A), v_star, TreeJacobian.from_dense(Jc), R, vhat, jnp.full(nc, mu),
                       jnp.ones(nc), jnp.asarray(Jl), Rl, vhat_l, jnp.ones(nl), jnp.ones(nv))
 
 
@@ -142,7 +143,7 @@ def test_implicit_gradients_match_finite_differences():
 def test_gradient_is_finite_at_contact_onset():
     """A particle exactly at the stiction/separation boundary: gradients exist and are finite."""
     A = jnp.eye(3)
-    Jc = jnp.eye(3)[None]
+    Jc = TreeJacobian.from_dense(jnp.eye(3)[None])
 
     def f(vz):
         p = SapProblem(A, jnp.array([0.0, 0.0, vz]), Jc, jnp.array([[1e-3, 1e-3, 1e-2]]),

@@ -1,0 +1,130 @@
+"""`TreeJacobian`: the per-tree contact Jacobian equals the dense one, on a synthetic layout and
+on a plant whose contacts join two free bodies, the world, a welded body and two links of one
+chain (a constraint within one tree)."""
+
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import jaxbody as jb
+from jaxbody.contact.tree_jacobian import TreeJacobian
+
+
+def _dense_from_blocks(blocks, trees, dof_map, nv):
+    n, _, m, _ = blocks.shape
+    J = np.zeros((n, m, nv + 1))
+    for c in range(n):
+        for s in range(2):
+            for k, i in enumerate(dof_map[trees[c, s]]):
+                J[c, :, i] += blocks[c, s, :, k]
+    return J[..., :nv]
+
+
+def _check_against_dense(Jt, J, rng):
+    n, m, nv = J.shape
+    v, g, w = rng.normal(size=nv), rng.normal(size=(n, m)), rng.uniform(0.5, 2, size=nv)
+    G = rng.normal(size=(n, m, m))
+    G = G @ np.swapaxes(G, 1, 2)
+    np.testing.assert_allclose(Jt.to_dense(), J, atol=1e-14)  # also: padding columns are zero
+    np.testing.assert_allclose(Jt.apply(jnp.asarray(v)), J @ v, atol=1e-12)
+    np.testing.assert_allclose(Jt.apply_transpose(jnp.asarray(g)),
+                               np.einsum("cin,ci->n", J, g), atol=1e-12)
+    np.testing.assert_allclose(Jt.congruence(jnp.asarray(G)),
+                               np.einsum("cin,cij,cjm->nm", J, G, J), atol=1e-11)
+    np.testing.assert_allclose(Jt.weighted_gram(jnp.asarray(w)),
+                               np.einsum("cin,n,cjn->cij", J, w, J), atol=1e-12)
+
+
+def test_synthetic_layout_matches_dense():
+    rng = np.random.default_rng(0)
+    dof_tree = np.array([0, 2, 1, 0, 2, 2, 0, 1, 2, 2])  # uneven trees, interleaved dofs
+    dof_map, dof_slot, pair_slot = TreeJacobian.layout(dof_tree, 3)
+    assert dof_map.shape == (4, 5) and np.all(dof_map[3] == 10)
+    np.testing.assert_array_equal(dof_map.ravel()[dof_slot], np.arange(10))
+    n, d = 7, dof_map.shape[1]
+    trees = np.array([[0, 1], [2, 3], [3, 1], [1, 0], [2, 0], [0, 3], [1, 2]])
+    blocks = rng.normal(size=(n, 2, 3, d))
+    blocks = np.where((dof_map[trees] == 10)[:, :, None, :], 0.0, blocks)
+    J = _dense_from_blocks(blocks, trees, dof_map, 10)
+    Jt = TreeJacobian(jnp.asarray(blocks), jnp.asarray(trees), jnp.asarray(dof_map),
+                      jnp.asarray(dof_slot), jnp.asarray(pair_slot))
+    _check_against_dense(Jt, J, rng)
+    _check_against_dense(TreeJacobian.from_dense(jnp.asarray(J)), J, rng)
+
+
+def _sphere_props(k=1e5):
+    props = jb.ProximityProperties()
+    jb.AddContactMaterial(dissipation=0.0, point_stiffness=k,
+                          friction=jb.CoulombFriction(0.5, 0.5), properties=props)
+    props.AddProperty("material", "relaxation_time", 0.01)
+    return props
+
+
+@pytest.fixture(scope="module")
+def scene():
+    """A 3-link planar chain whose first and last links' spheres overlap, two free spheres
+    overlapping each other and the ground, and a welded sphere one of them touches."""
+    plant = jb.MultibodyPlant(1e-3)
+    M = jb.SpatialInertia.SolidSphereWithMass(1.0, 0.05)
+    r = 0.05
+    links, parent = [], plant.world_body()
+    for i in range(3):
+        link = plant.AddRigidBody(f"link{i}", M)
+        X = jb.RigidTransform(np.array([0.0, 0.0, 0.3]) if i == 0 else np.array([0.08, 0, 0]))
+        frame = plant.AddFrame(jb.FixedOffsetFrame(f"F{i}", parent.body_frame(), X))
+        plant.AddJoint(jb.RevoluteJoint(f"j{i}", frame, link.body_frame(), [0, 0, 1]))
+        links.append(link)
+        parent = link
+    plant.RegisterCollisionGeometry(links[0], jb.RigidTransform(), jb.Sphere(r), "g0",
+                                    _sphere_props())
+    plant.RegisterCollisionGeometry(links[2], jb.RigidTransform(), jb.Sphere(r), "g2",
+                                    _sphere_props())
+    a = plant.AddRigidBody("a", M)
+    b = plant.AddRigidBody("b", M)
+    w = plant.AddRigidBody("welded", M)
+    plant.WeldFrames(plant.world_frame(), w.body_frame(),
+                     jb.RigidTransform(np.array([1.0, 0.09, 0.04])))
+    for body in (a, b, w):
+        plant.RegisterCollisionGeometry(body, jb.RigidTransform(), jb.Sphere(r), body.name(),
+                                        _sphere_props())
+    plant.RegisterCollisionGeometry(plant.world_body(), jb.RigidTransform(), jb.HalfSpace(),
+                                    "ground", _sphere_props())
+    plant.Finalize()
+    ctx = plant.CreateDefaultContext()
+    ctx = plant.SetFreeBodyPose(ctx, a, jb.RigidTransform(np.array([1.0, 0.0, 0.045])))
+    ctx = plant.SetFreeBodyPose(ctx, b, jb.RigidTransform(np.array([1.0, 0.0, 0.13])))
+    q = np.array(plant.GetPositions(ctx))
+    for name, angle in (("j0", 0.3), ("j1", 2.2), ("j2", 2.0)):  # folds link 2 onto link 0
+        q[plant.GetJointByName(name).position_start()] = angle
+    rng = np.random.default_rng(1)
+    ctx = plant.SetVelocities(plant.SetPositions(ctx, q), rng.normal(size=plant.num_velocities()))
+    return plant, ctx
+
+
+def test_contact_jacobian_gives_the_relative_contact_velocities(scene):
+    plant, ctx = scene
+    dk = plant._dk(ctx, "test")
+    M = plant.CalcMassMatrix(ctx)
+    problem, (p_WC, _, phi, R_WC) = plant._build_problem(ctx, dk, M, ctx.v)
+    pc = plant._contact_points(ctx)
+    active = np.asarray(problem.active_c) > 0
+    names = {frozenset((plant.get_body(int(pc.body_a[i])).name(),
+                        plant.get_body(int(pc.body_b[i])).name())) for i in np.flatnonzero(active)}
+    assert frozenset({"link0", "link2"}) in names  # one tree
+    assert frozenset({"a", "b"}) in names  # two trees
+    assert any("welded" in p for p in names)  # a dof-less body
+    assert any(plant.world_body().name() in p for p in names)  # the world
+
+    def point_velocity(body_index, p):
+        body = plant.get_body(int(body_index))
+        X = plant.EvalBodyPoseInWorld(ctx, body)
+        V = plant.EvalBodySpatialVelocityInWorld(ctx, body)
+        w, v = np.asarray(V.rotational()), np.asarray(V.translational())
+        return v + np.cross(w, np.asarray(p) - np.asarray(X.translation()))
+
+    vc = np.asarray(problem.Jc.apply(ctx.v))
+    for i in np.flatnonzero(active):
+        rel = point_velocity(pc.body_a[i], p_WC[i]) - point_velocity(pc.body_b[i], p_WC[i])
+        np.testing.assert_allclose(vc[i], np.asarray(R_WC[i]).T @ rel, atol=1e-12)
+    # ... and every other product agrees with the dense Jacobian it stands for.
+    _check_against_dense(problem.Jc, np.asarray(problem.Jc.to_dense()), np.random.default_rng(2))
