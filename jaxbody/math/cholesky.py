@@ -9,9 +9,10 @@ machine — nothing is left to run the pieces and the process hangs forever at 0
 stacks (gdb) of a hung batched A1 rollout showed exactly that on every worker. (jax 0.11.2 builds
 that parallel path out.)
 
-Here a batched factorization or solve runs one LAPACK call per matrix in a loop
-(``jax.custom_batching.sequential_vmap``): nothing blocks a pool thread, and for the small
-matrices of multibody dynamics it is as fast (measured on 2 CPU cores, 18×18: 7.2 µs per matrix
+Here, on CPU, a batched factorization or solve runs one LAPACK call per matrix in a loop
+(``jax.custom_batching.sequential_vmap``; other platforms keep the native batched kernels,
+chosen by ``jax.lax.platform_dependent`` when lowering): nothing blocks a pool thread, and for
+the small matrices of multibody dynamics it is as fast (measured on 2 CPU cores, 18×18: 7.2 µs per matrix
 in a batch of 256 against 6.6 µs batched; an element-wise JAX Cholesky vectorized over the batch
 was 3× slower still). Unbatched calls are plain LAPACK calls.
 
@@ -28,14 +29,26 @@ import jax.numpy as jnp
 from jax.custom_batching import sequential_vmap
 
 
-@sequential_vmap
-def _factor(A):
+def _factor_native(A):
     return jax.scipy.linalg.cho_factor(A, lower=True)[0]
 
 
-@sequential_vmap
-def _solve(L, b):
+def _solve_native(L, b):
     return jax.scipy.linalg.cho_solve((L, True), b)
+
+
+_factor_cpu = sequential_vmap(_factor_native)
+_solve_cpu = sequential_vmap(_solve_native)
+
+
+def _factor(A):
+    """One LAPACK call per matrix under vmap on CPU; the native batched kernel elsewhere (a GPU
+    factors a batch in one cuSOLVER call). The branch is picked when lowering."""
+    return jax.lax.platform_dependent(A, cpu=_factor_cpu, default=_factor_native)
+
+
+def _solve(L, b):
+    return jax.lax.platform_dependent(L, b, cpu=_solve_cpu, default=_solve_native)
 
 
 def _check_rhs(fn, n, b):

@@ -83,3 +83,16 @@ def test_shape_errors_name_the_argument():
         spd_solve(np.eye(3), np.ones((2, 3)))
     with pytest.raises(ValueError, match="spd_solve: A must be a square"):
         spd_solve(np.ones(3), np.ones(3))
+
+
+def test_gpu_lowering_keeps_the_native_batched_factorization():
+    """Lowered for CUDA (no GPU needed), a vmapped factorization is one batched cuSOLVER call:
+    the per-matrix loop is XLA:CPU's workaround only."""
+    from jax import export
+
+    A = jax.ShapeDtypeStruct((8, 4, 4), jnp.float64)
+    exp = export.export(jax.jit(jax.vmap(lambda A: cholesky_solve(cholesky(A), A[0]))),
+                        platforms=("cuda",))(A)
+    text = exp.mlir_module()
+    assert "cusolver_potrf" in text and "lapack_" not in text
+    assert "while" not in text  # no sequential loop over the batch
