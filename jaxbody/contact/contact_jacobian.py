@@ -48,6 +48,11 @@ def contact_jacobian(topo, pk, layout, node_a, node_b, p_WC, R_WC):
             without dofs) and ``dof_map``, ``dof_slot``, ``pair_slot`` (`TreeJacobian.layout`).
         node_a, node_b: (m,) int tree nodes of A and B; p_WC (m, 3); R_WC (m, 3, 3).
     """
+    if layout["dof_map"].shape[0] <= 2:  # one tree: dense columns over every dof
+        dofs = jnp.broadcast_to(jnp.arange(topo.nv), (node_a.shape[0], topo.nv))
+        J = (point_jacobian_columns(topo, pk, node_a, p_WC, dofs)
+             - point_jacobian_columns(topo, pk, node_b, p_WC, dofs))
+        return TreeJacobian.from_dense(jnp.einsum("pji,pjn->pin", R_WC, J))
     tree_index = jnp.asarray(layout["tree_index"])
     dof_map = jnp.asarray(layout["dof_map"])
     T = dof_map.shape[0] - 1

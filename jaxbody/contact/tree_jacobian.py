@@ -13,7 +13,9 @@ below never double count. With n constraints on T trees of d dofs, J v and Jᵀ�
 instead of O(n·m·nv), and Jᵀ G J, assembled block by block into the (T+1)² tree-pair blocks and
 gathered into the dense (nv × nv) Hessian, costs O(n·m²·d²) instead of O(n·m²·nv²).
 
-A dense (n, m, nv) Jacobian is the one-tree case (`TreeJacobian.from_dense`).
+A plant with one tree (a robot on the ground) gains nothing from the tree split and would pay
+its gathers and scatters: its Jacobian is kept dense, as one side holding every dof in order
+(``blocks`` (n, 1, m, nv), `TreeJacobian.from_dense`), and the products are plain dense ones.
 """
 
 from __future__ import annotations
@@ -31,7 +33,8 @@ class TreeJacobian:
     """Per-tree Jacobian blocks of n constraints of m equations each.
 
     Attributes:
-        blocks: (n, 2, m, d) the two sides' blocks, columns in the order of ``dof_map`` rows.
+        blocks: (n, 2, m, d) the two sides' blocks, columns in the order of ``dof_map`` rows;
+            or (n, 1, m, nv): the dense Jacobian (then ``trees`` and the maps are unused).
         trees: (n, 2) int tree index of each side (T: the empty tree).
         dof_map: (T + 1, d) int velocity index of each tree's local dof; nv for padding (and the
             whole empty row T).
@@ -70,14 +73,22 @@ class TreeJacobian:
 
     @classmethod
     def from_dense(cls, J):
-        """The one-tree `TreeJacobian` of a dense (n, m, nv) Jacobian."""
+        """The `TreeJacobian` of a dense (n, m, nv) Jacobian (dense products)."""
         J = jnp.asarray(J)
         n, m, nv = J.shape
         dof_map, dof_slot, pair_slot = cls.layout(np.zeros(nv, np.int64), 1)
-        blocks = jnp.stack([J, jnp.zeros_like(J)], 1)
         trees = np.tile(np.array([0, 1], np.int64), (n, 1))
-        return cls(blocks, jnp.asarray(trees), jnp.asarray(dof_map), jnp.asarray(dof_slot),
+        return cls(J[:, None], jnp.asarray(trees), jnp.asarray(dof_map), jnp.asarray(dof_slot),
                    jnp.asarray(pair_slot))
+
+    @property
+    def is_dense(self):
+        return self.blocks.shape[1] == 1
+
+    @property
+    def dense(self):
+        """(n, m, nv) when `is_dense`."""
+        return self.blocks[:, 0]
 
     def _tree_values(self, x):
         """(n, 2, d) the entries of ``x`` (nv,) at each side's dofs."""
@@ -86,16 +97,22 @@ class TreeJacobian:
 
     def apply(self, v):
         """J v: (n, m)."""
+        if self.is_dense:
+            return jnp.einsum("cmn,n->cm", self.dense, v)
         return jnp.einsum("csmd,csd->cm", self.blocks, self._tree_values(v))
 
     def apply_transpose(self, g):
         """Jᵀ g for g (n, m): (nv,)."""
+        if self.is_dense:
+            return jnp.einsum("cmn,cm->n", self.dense, g)
         per_side = jnp.einsum("csmd,cm->csd", self.blocks, g)
         acc = jnp.zeros(self.dof_map.shape, per_side.dtype).at[self.trees].add(per_side)
         return acc.reshape(-1)[self.dof_slot]
 
     def congruence(self, G):
         """Jᵀ G J for G (n, m, m): (nv, nv)."""
+        if self.is_dense:
+            return jnp.einsum("cin,cij,cjm->nm", self.dense, G, self.dense)
         T1, d = self.dof_map.shape
         Bk, m = self.blocks, G.shape[-1]
         # Sums over the m equations written out: XLA:CPU fuses them into one loop, 2-3x
@@ -108,10 +125,14 @@ class TreeJacobian:
 
     def weighted_gram(self, w):
         """J diag(w) Jᵀ per constraint for w (nv,): (n, m, m)."""
+        if self.is_dense:
+            return jnp.einsum("cin,n,cjn->cij", self.dense, w, self.dense)
         return jnp.einsum("csmd,csd,csnd->cmn", self.blocks, self._tree_values(w), self.blocks)
 
     def to_dense(self):
         """The dense (n, m, nv) Jacobian."""
+        if self.is_dense:
+            return self.dense
         n, _, m, d = self.blocks.shape
         nv = self.num_velocities
         cols = self.dof_map[self.trees]  # (n, 2, d)
