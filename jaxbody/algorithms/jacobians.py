@@ -16,19 +16,28 @@ import jax.numpy as jnp
 import numpy as np
 
 
-def point_jacobian_in_world(topo, pk, node, p_WQ):
+def point_jacobian_in_world(topo, pk, node, p_WQ, dofs=None):
     """``J_V_WQ_W``: (m, 6, nv) for m points ``p_WQ: (m, 3)`` fixed on tree node(s) ``node``.
 
-    ``node`` is a static int (all points on one body) or a static (m,) array (one per point).
+    ``node`` is an int (all points on one body) or an (m,) array (one per point), static or
+    traced (culled contact slots move between bodies). ``dofs`` (m, d), if given, selects the
+    columns per point (index nv: a zero padding column), giving (m, 6, d).
     """
-    own = topo.dof_node
-    mask = topo.ancestor[np.asarray(node)[..., None], own].astype(np.float64)  # (nv,)|(m, nv)
-    mask = jnp.asarray(np.broadcast_to(mask, (p_WQ.shape[0], own.shape[0])), p_WQ.dtype)
-    ang = pk.H_W[:, :3]  # (nv, 3)
-    r = p_WQ[:, None, :] - pk.p_WB[own][None, :, :]  # (m, nv, 3)
-    lin = pk.H_W[None, :, 3:] + jnp.cross(ang[None], r)
-    J = jnp.concatenate([jnp.broadcast_to(ang[None], lin.shape), lin], -1)  # (m, nv, 6)
-    return jnp.swapaxes(J * mask[:, :, None], 1, 2)
+    nv, m = topo.nv, p_WQ.shape[0]
+    own = np.append(topo.dof_node, 0)  # the padding dof "belongs" to the world; its H is 0
+    anc = topo.ancestor[:, own]
+    if dofs is None:
+        dofs = np.broadcast_to(np.arange(nv), (m, nv))
+    if isinstance(node, (int, np.integer, np.ndarray)) and isinstance(dofs, np.ndarray):
+        node = np.broadcast_to(np.asarray(node), (m,))
+        mask = jnp.asarray(anc[node[:, None], dofs], p_WQ.dtype)  # static: folded
+    else:
+        mask = jnp.asarray(anc, p_WQ.dtype)[jnp.broadcast_to(node, (m,))[:, None], dofs]
+    H = jnp.concatenate([pk.H_W, jnp.zeros((1, 6), pk.H_W.dtype)])[dofs]  # (m, d, 6)
+    r = p_WQ[:, None, :] - pk.p_WB[own][dofs]  # (m, d, 3)
+    lin = H[..., 3:] + jnp.cross(H[..., :3], r)
+    J = jnp.concatenate([H[..., :3], lin], -1)  # (m, d, 6)
+    return jnp.swapaxes(J * mask[..., None], 1, 2)
 
 
 def shift_acceleration(A_WB, V_WB, p_BoQ_W):

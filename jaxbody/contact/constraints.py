@@ -25,6 +25,8 @@ import math
 
 import jax.numpy as jnp
 
+from jaxbody.contact.tree_jacobian import TreeJacobian
+
 SOFT_TOLERANCE = 1.0e-7  # Drake's SapFrictionConeConstraint::SoftNorm ε
 
 
@@ -37,7 +39,7 @@ def delassus_estimate(J, inv_diag_A):
     Returns:
         (n,) w.
     """
-    if hasattr(J, "weighted_gram"):
+    if isinstance(J, TreeJacobian):
         W = J.weighted_gram(inv_diag_A)
     else:
         W = jnp.einsum("cin,n,cjn->cij", J, inv_diag_A, J)

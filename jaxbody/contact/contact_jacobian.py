@@ -3,15 +3,15 @@
 For a point C shared by bodies A and B, the contact velocity of A relative to B in the contact
 frame C (columns t₁, t₂, n) is  vc = R_WCᵀ (v_WAc − v_WBc),  with the velocity of a point Q fixed
 on body P  v_WQ = Σ_{k ⪯ P} (h_v,k + h_w,k × (p_WQ − p_WPk)) v_k  (dofs k supporting P, their
-world-frame columns about their own body origins Pk, `kinematics.PositionKinematics.H_W`).
+world-frame columns about their own body origins Pk: `jacobians.point_jacobian_in_world`).
 """
 
 from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 
+from jaxbody.algorithms.jacobians import point_jacobian_in_world
 from jaxbody.contact.tree_jacobian import TreeJacobian
 
 
@@ -27,17 +27,10 @@ def contact_frames(n):
     return jnp.stack([t1, t2, n], -1)
 
 
-def point_jacobian_columns(topo, pk, node, p_WQ, dofs):
-    """(m, 3, d): the translational-velocity Jacobian columns ``dofs`` (m, d; nv = a zero
-    padding column) of points ``p_WQ`` (m, 3) fixed on tree nodes ``node`` (m,). Indices may be
-    traced (culled contact slots move between bodies); a column is zero unless its dof
-    supports the node."""
-    own = np.append(topo.dof_node, 0)
-    H = jnp.concatenate([pk.H_W, jnp.zeros((1, 6), pk.H_W.dtype)])[dofs]  # (m, d, 6)
-    mask = jnp.asarray(topo.ancestor[:, own], p_WQ.dtype)[node[:, None], dofs]  # (m, d)
-    r = p_WQ[:, None, :] - pk.p_WB[own][dofs]
-    lin = H[..., 3:] + jnp.cross(H[..., :3], r)
-    return jnp.swapaxes(lin * mask[..., None], 1, 2)
+def _translational(topo, pk, node, p_WC, dofs):
+    """(m, 3, d): the translational rows of `point_jacobian_in_world` at columns ``dofs``
+    (every dof if None)."""
+    return point_jacobian_in_world(topo, pk, node, p_WC, dofs)[:, 3:]
 
 
 def contact_jacobian(topo, pk, layout, node_a, node_b, p_WC, R_WC):
@@ -49,9 +42,8 @@ def contact_jacobian(topo, pk, layout, node_a, node_b, p_WC, R_WC):
         node_a, node_b: (m,) int tree nodes of A and B; p_WC (m, 3); R_WC (m, 3, 3).
     """
     if layout["dof_map"].shape[0] <= 2:  # one tree: dense columns over every dof
-        dofs = jnp.broadcast_to(jnp.arange(topo.nv), (node_a.shape[0], topo.nv))
-        J = (point_jacobian_columns(topo, pk, node_a, p_WC, dofs)
-             - point_jacobian_columns(topo, pk, node_b, p_WC, dofs))
+        J = (_translational(topo, pk, node_a, p_WC, None)
+             - _translational(topo, pk, node_b, p_WC, None))
         return TreeJacobian.from_dense(jnp.einsum("pji,pjn->pin", R_WC, J))
     tree_index = jnp.asarray(layout["tree_index"])
     dof_map = jnp.asarray(layout["dof_map"])
@@ -61,10 +53,10 @@ def contact_jacobian(topo, pk, layout, node_a, node_b, p_WC, R_WC):
     dofs_a, dofs_b = dof_map[ta], dof_map[tb]
     # Side 0: tree A, with B's part when B is in the same tree (zero otherwise by the masks);
     # side 1: tree B when it is another tree.
-    side0 = (point_jacobian_columns(topo, pk, node_a, p_WC, dofs_a)
-             - point_jacobian_columns(topo, pk, node_b, p_WC, dofs_a))
+    side0 = (_translational(topo, pk, node_a, p_WC, dofs_a)
+             - _translational(topo, pk, node_b, p_WC, dofs_a))
     side1 = -jnp.where(same[:, None, None], 0.0,
-                       point_jacobian_columns(topo, pk, node_b, p_WC, dofs_b))
+                       _translational(topo, pk, node_b, p_WC, dofs_b))
     blocks = jnp.einsum("pji,psjd->psid", R_WC, jnp.stack([side0, side1], 1))
     trees = jnp.stack([ta, jnp.where(same, T, tb)], 1)
     return TreeJacobian(blocks, trees, dof_map, jnp.asarray(layout["dof_slot"]),

@@ -28,6 +28,7 @@ import jax.numpy as jnp
 from jaxbody.contact import sap_problem as sp
 from jaxbody.contact.line_search import exact_line_search
 from jaxbody.contact.sap_problem import SapProblem, SapSolverParameters
+from jaxbody.contact.tree_jacobian import TreeJacobian
 from jaxbody.math.cholesky import cholesky, cholesky_solve, spd_solve
 
 
@@ -119,6 +120,10 @@ def solve(problem: SapProblem, v_guess, params: SapSolverParameters | None = Non
     Differentiable w.r.t. every array of ``problem`` by the implicit function theorem (forward
     and reverse mode); ``v_guess`` is a warm start only (no derivative flows through it).
     """
+    if not isinstance(problem.Jc, TreeJacobian):
+        raise TypeError("solve: SapProblem.Jc must be a TreeJacobian (wrap a dense (nc, 3, nv) "
+                        "Jacobian with TreeJacobian.from_dense), got "
+                        f"{type(problem.Jc).__name__}")
     params = params or SapSolverParameters()
     v_guess = jnp.asarray(v_guess, problem.v_star.dtype)
     # Velocities of trees without an active constraint are v* exactly (A is block diagonal by

@@ -75,6 +75,9 @@ class TreeJacobian:
     def from_dense(cls, J):
         """The `TreeJacobian` of a dense (n, m, nv) Jacobian (dense products)."""
         J = jnp.asarray(J)
+        if J.ndim != 3:
+            raise ValueError(f"TreeJacobian.from_dense: J must have shape (n, m, nv), got "
+                             f"{J.shape}")
         n, m, nv = J.shape
         dof_map, dof_slot, pair_slot = cls.layout(np.zeros(nv, np.int64), 1)
         trees = np.tile(np.array([0, 1], np.int64), (n, 1))

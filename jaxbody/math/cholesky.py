@@ -12,9 +12,9 @@ that parallel path out.)
 Here, on CPU, a batched factorization or solve runs one LAPACK call per matrix in a loop
 (``jax.custom_batching.sequential_vmap``; other platforms keep the native batched kernels,
 chosen by ``jax.lax.platform_dependent`` when lowering): nothing blocks a pool thread, and for
-the small matrices of multibody dynamics it is as fast (measured on 2 CPU cores, 18×18: 7.2 µs per matrix
-in a batch of 256 against 6.6 µs batched; an element-wise JAX Cholesky vectorized over the batch
-was 3× slower still). Unbatched calls are plain LAPACK calls.
+the small matrices of multibody dynamics it is as fast (measured on 2 CPU cores, 18×18: 7.2 µs
+per matrix in a batch of 256 against 6.6 µs batched; an element-wise JAX Cholesky vectorized over
+the batch was 3× slower still). Unbatched calls are plain LAPACK calls.
 
     L = cholesky(A)                 A = L Lᵀ, L lower triangular (NaN where A is not SPD, as LAPACK)
     x = cholesky_solve(L, b)        (L Lᵀ) x = b   (b: (n,) or (n, k))

@@ -25,7 +25,7 @@ def _check_against_dense(Jt, J, rng):
     v, g, w = rng.normal(size=nv), rng.normal(size=(n, m)), rng.uniform(0.5, 2, size=nv)
     G = rng.normal(size=(n, m, m))
     G = G @ np.swapaxes(G, 1, 2)
-    np.testing.assert_allclose(Jt.to_dense(), J, atol=1e-14)  # also: padding columns are zero
+    np.testing.assert_allclose(Jt.to_dense(), J, atol=1e-14)
     np.testing.assert_allclose(Jt.apply(jnp.asarray(v)), J @ v, atol=1e-12)
     np.testing.assert_allclose(Jt.apply_transpose(jnp.asarray(g)),
                                np.einsum("cin,ci->n", J, g), atol=1e-12)
@@ -128,3 +128,15 @@ def test_contact_jacobian_gives_the_relative_contact_velocities(scene):
         np.testing.assert_allclose(vc[i], np.asarray(R_WC[i]).T @ rel, atol=1e-12)
     # ... and every other product agrees with the dense Jacobian it stands for.
     _check_against_dense(problem.Jc, np.asarray(problem.Jc.to_dense()), np.random.default_rng(2))
+
+
+def test_bad_jacobians_get_clear_errors():
+    from jaxbody.contact import SapProblem, solve
+
+    with pytest.raises(ValueError, match=r"from_dense: J must have shape \(n, m, nv\)"):
+        TreeJacobian.from_dense(np.ones((3, 6)))
+    z = jnp.zeros
+    p = SapProblem(jnp.eye(3), z(3), z((1, 3, 3)), jnp.ones((1, 3)), z((1, 3)), jnp.ones(1),
+                   jnp.ones(1), z((0, 3)), z(0), z(0), z(0), jnp.ones(3))
+    with pytest.raises(TypeError, match="TreeJacobian.from_dense"):
+        solve(p, z(3))
