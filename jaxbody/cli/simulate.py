@@ -96,7 +96,7 @@ def _chunk(plant, num_steps, record, integrator, batched, context, q, v, dt):
             r = jb.discrete_rollout(plant, ctx, None, num_steps, save_trajectory=record,
                                     save_contacts=True)
             out = {"x": r.final_state, "bad": r.first_nonfinite_step, "it": r.iterations,
-                   "ok": r.converged, "n": r.contact_active.sum(-1)}
+                   "ok": r.converged, "n": r.contact_active.sum(-1), "over": r.contact_overflow}
             if record:
                 out.update(states=r.states[1:], f=r.contact_forces, p=r.contact_points,
                            a=r.contact_active > 0)
@@ -168,7 +168,7 @@ def _run_chunks(args, model, compiled, context, q, v, dt, chunk, K):
     """Runs the K chunks; returns (per-step outputs concatenated, q_N, v_N, run time in s)."""
     nq, B, step = model.plant.num_positions(), args.batch, float(dt)
     dtype, t_start = context.v.dtype, float(context.time)
-    keep = {"it": [], "ok": [], "n": [], "states": [], "f": [], "p": [], "a": []}
+    keep = {"it": [], "ok": [], "n": [], "over": [], "states": [], "f": [], "p": [], "a": []}
     with _progress(args, K * chunk, K, model.name.split(" ")[0]) as bar:
         t1 = time.perf_counter()
         for k in range(K):
@@ -185,7 +185,7 @@ def _run_chunks(args, model, compiled, context, q, v, dt, chunk, K):
             q, v = jnp.asarray(out["x"][..., :nq]), jnp.asarray(out["x"][..., nq:])
             bar.update(chunk)
         run_s = max(time.perf_counter() - t1, 1e-9)
-    cat = {k: np.concatenate(a, -1 if k in ("it", "ok", "n") else (1 if B > 1 else 0))
+    cat = {k: np.concatenate(a, -1 if k in ("it", "ok", "n", "over") else (1 if B > 1 else 0))
            for k, a in keep.items() if a}
     return cat, q, v, run_s
 
@@ -236,6 +236,11 @@ def run(args, warn=None) -> list:
                      f"(of {slots} slots)")
         lines.append(f"  SAP       {it.mean():.2f} iterations per step (max {int(it.max())}); "
                      f"converged in {int(ok.sum())}/{ok.size} {'env-' if B > 1 else ''}steps")
+        over = cat["over"]
+        if over.any():
+            lines.append(f"  WARNING   a contact may be missing in {int(over.sum())}/{over.size} "
+                         f"{'env-' if B > 1 else ''}steps: the collision query dropped candidate "
+                         "pairs whose bounding spheres touch (raise max_pairs_per_group)")
     if args.out:
         _write_npz(args.out, plant, context, x0, cat, N, step, discrete)
         lines.append(f"  wrote {args.out}")

@@ -88,3 +88,22 @@ def spd_solve(A, b, L=None):
     L = cholesky(A) if L is None else jax.lax.stop_gradient(L)
     return jax.lax.custom_linear_solve(lambda x: A @ x, b,
                                        solve=lambda _, r: _solve(L, r), symmetric=True)
+
+
+def block_diagonal_spd_solve(A, b, blocks):
+    """x = A⁻¹ b for an SPD A (n, n) that is block diagonal up to a permutation (a multibody
+    mass matrix: no coupling between kinematic trees), b (n,); differentiable like `spd_solve`.
+
+    ``blocks``: (T, d) NumPy int array, row t the indices of block t, padded with n (each index
+    in exactly one row). Costs T factorizations of d × d instead of one of n × n.
+    """
+    A, b = jnp.asarray(A), jnp.asarray(b)
+    n = A.shape[0]
+    blocks = jnp.asarray(blocks)
+    pad = blocks == n
+    Ap = jnp.pad(A, ((0, 1), (0, 1)))
+    Ab = Ap[blocks[:, :, None], blocks[:, None, :]]
+    eye = jnp.eye(blocks.shape[1], dtype=A.dtype)
+    Ab = jnp.where(pad[:, :, None] | pad[:, None, :], eye, Ab)
+    xb = jax.vmap(spd_solve)(Ab, jnp.pad(b, (0, 1))[blocks])
+    return jnp.zeros(n + 1, xb.dtype).at[blocks].set(xb)[:n]

@@ -23,45 +23,15 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxbody.algorithms import crba, energy, rnea
-from jaxbody.contact import constraints as C
-from jaxbody.contact.contact_jacobian import contact_frames, contact_jacobian
-from jaxbody.contact.sap_problem import SapProblem, SapSolverParameters
+from jaxbody.contact import capacity as cap
+from jaxbody.contact.discrete_problem import (  # noqa: F401 (ContactSolution re-exported)
+    ContactSolution,
+    discrete_layout,
+    solve_step,
+)
+from jaxbody.contact.sap_problem import SapSolverParameters
 from jaxbody.contact.sap_solver import SapStatistics, solve  # noqa: F401 (re-exported)
-from jaxbody.contact.tree_jacobian import TreeJacobian
-from jaxbody.math.cholesky import spd_solve
-
-NEAR_RIGID_THRESHOLD = 1.0  # Drake's default sap_near_rigid_threshold β for contact
-FRICTION_SIGMA = 1.0e-3  # Drake's σ
-LIMIT_STIFFNESS = 1.0e12
-LIMIT_BETA = 0.1
-LIMIT_WINDOW_FACTOR = 2.0
-
-
-class ContactSolution(NamedTuple):
-    """What a discrete step knows about its contacts (arrays over the plant's point slots).
-
-    Attributes:
-        active: (P,) 1 where the point was a constraint of this step.
-        p_WC: (P, 3) contact points; nhat_BA_W: (P, 3) normals (from B into A).
-        phi: (P,) signed distances at the start of the step.
-        R_WC: (P, 3, 3) contact frames, columns (t₁, t₂, n).
-        gamma: (P, 3) impulses on A in C (N·s); f = γ/δt.
-        vc: (P, 3) contact velocities of A relative to B in C at the next velocities.
-        tau_contact: (nv,) generalized contact forces Jᵀγ/δt.
-        limit_impulses: (L,) joint-limit impulses (N·s or N·m·s).
-        overflow: () True when more points penetrated than ``set_max_active_contacts`` allows.
-    """
-
-    active: jax.Array
-    p_WC: jax.Array
-    nhat_BA_W: jax.Array
-    phi: jax.Array
-    R_WC: jax.Array
-    gamma: jax.Array
-    vc: jax.Array
-    tau_contact: jax.Array
-    limit_impulses: jax.Array
-    overflow: jax.Array
+from jaxbody.math.cholesky import block_diagonal_spd_solve, spd_solve
 
 
 class DiscreteStepResult(NamedTuple):
@@ -86,41 +56,13 @@ class DiscreteAPI:
     # --- Static data, compiled once per plant --------------------------------------------------
     def _discrete_static(self):
         cached = getattr(self, "_discrete_cache", None)
-        if cached is not None:
-            return cached
-        topo = self._topology
-        # Tree (depth-1 ancestor node) of each node; 0 for the world.
-        tree = np.zeros(topo.num_nodes, np.int64)
-        for node in range(1, topo.num_nodes):
-            n = node
-            while topo.parent[n] != 0:
-                n = topo.parent[n]
-            tree[node] = n
-        dofs, lo, hi, qi = [], [], [], []
-        for j in self._joints:
-            if j.num_positions() == 1 and j.num_velocities() == 1:
-                ql = float(np.asarray(j.position_lower_limits())[0])
-                qu = float(np.asarray(j.position_upper_limits())[0])
-                if np.isfinite(ql) or np.isfinite(qu):
-                    dofs.append(j.velocity_start())
-                    qi.append(j.position_start())
-                    lo.append(ql)
-                    hi.append(qu)
-        # Trees that own dofs, numbered 0..T-1; T stands for the world and dof-less trees.
-        owners = np.unique(tree[topo.dof_node])
-        tree_index = np.full(topo.num_nodes, owners.size, np.int64)
-        tree_index[np.isin(tree, owners)] = np.searchsorted(owners, tree[np.isin(tree, owners)])
-        dof_map, dof_slot, pair_slot = TreeJacobian.layout(tree_index[topo.dof_node],
-                                                           owners.size)
-        cached = dict(tree=tree, dof_tree=tree[topo.dof_node], tree_index=tree_index,
-                      dof_map=dof_map, dof_slot=dof_slot, pair_slot=pair_slot,
-                      limit_dof=np.asarray(dofs, np.int64), limit_q=np.asarray(qi, np.int64),
-                      limit_lo=np.asarray(lo), limit_hi=np.asarray(hi))
-        self._discrete_cache = cached
+        if cached is None:
+            cached = self._discrete_cache = discrete_layout(self._topology, self._joints)
         return cached
 
     def _contact_points(self, context):
-        """`PointContacts` of the context's configuration, or None without candidate pairs."""
+        """`PointContacts` of the context's configuration (the ``set_max_active_contacts``
+        deepest slots when capped), or None without candidate pairs."""
         pairs = getattr(self, "_collision_pairs", None)
         if pairs is None or len(pairs[0]) == 0:
             return None
@@ -128,12 +70,11 @@ class DiscreteAPI:
         P = pc.phi.shape[0]
         if not P:
             return None
-        cap = getattr(self, "_max_active_contacts", None)
-        if cap is not None and cap < P:
-            # Keep the `cap` deepest valid slots: the SAP problem's size, not the number of
+        limit = getattr(self, "_max_active_contacts", None)
+        if limit is not None and limit < P:
+            # Keep the `limit` deepest valid slots: the SAP problem's size, not the number of
             # candidate points, then sets the cost of the step.
-            score = jnp.where(pc.valid, -pc.phi, -jnp.inf)
-            _, idx = jax.lax.top_k(score, cap)
+            idx = cap.deepest_slots(pc.phi, pc.valid, limit)
             pc = pc._replace(**{f: getattr(pc, f)[idx] for f in pc._fields
                                 if jnp.ndim(getattr(pc, f)) and getattr(pc, f).shape[0] == P})
         return pc
@@ -141,13 +82,51 @@ class DiscreteAPI:
     def set_max_active_contacts(self, n):
         """Caps the contact constraints of a discrete step at the ``n`` deepest point slots
         (default: every slot of the collision query). Steps are unchanged as long as at most
-        ``n`` points penetrate; ``CalcDiscreteStep(...).contact.overflow`` says when more did.
-        Call before Finalize()."""
+        ``n`` points penetrate; beyond that the shallowest are dropped and
+        ``CalcDiscreteStep(...).contact.overflow`` says so. Call before Finalize(). (To make
+        steps cheaper without ever dropping a contact, see `set_contact_capacity`.)"""
         self._require_not_finalized("set_max_active_contacts")
         n = int(n)
         if n < 1:
             raise ValueError(f"set_max_active_contacts: n must be >= 1, got {n}")
         self._max_active_contacts = n
+
+    def set_contact_capacity(self, n="auto"):
+        """How many point slots the SAP problem of a discrete step holds (jaxbody only; Drake's
+        solver sizes its problem per step). A step solves with its ``n`` deepest slots when, in
+        the whole ``vmap`` batch, at most ``n`` points penetrate, and with every slot otherwise:
+        the same answer either way, but per-slot work is O(n) instead of O(slots).
+
+        Args:
+            n: a positive int; None: always every slot; "auto" (default): max(32, 3 × the
+                bodies that can touch), when that is at most half of the slots.
+        Call before Finalize()."""
+        self._require_not_finalized("set_contact_capacity")
+        if not (n is None or n == "auto" or (isinstance(n, (int, np.integer)) and n >= 1)):
+            raise ValueError("set_contact_capacity: n must be a positive int, None or 'auto', "
+                             f"got {n!r}")
+        self._contact_capacity = n if n is None or n == "auto" else int(n)
+
+    def get_contact_capacity(self):
+        """The slot capacity of a discrete step's SAP problem (`set_contact_capacity`), as
+        resolved for this plant: an int, or None when every slot is solved."""
+        self._require_finalized("get_contact_capacity")
+        setting = getattr(self, "_contact_capacity", "auto")
+        pairs = getattr(self, "_collision_pairs", None)
+        if pairs is None or len(pairs[0]) == 0:
+            return None
+        num_slots = self._contact_query.num_points
+        limit = getattr(self, "_max_active_contacts", None)
+        if limit is not None:
+            num_slots = min(num_slots, limit)
+        if setting != "auto":
+            return None if setting is None or setting >= num_slots else setting
+        topo, layout = self._topology, self._discrete_static()
+        geoms = self._collision_geometries()
+        bodies = sorted({int(geoms[g].body().index()) for g in np.concatenate(pairs)})
+        nodes = np.asarray(topo.body_node)[bodies]
+        moving = int(np.sum(layout["tree_index"][nodes] < layout["dof_map"].shape[0] - 1))
+        return cap.default_capacity(num_slots, moving)
 
     # --- The step -------------------------------------------------------------------------------
     def _free_motion(self, context, actuation, applied_forces, applied_generalized_force,
@@ -162,61 +141,12 @@ class DiscreteAPI:
         k0 = (tau + energy.gravity_generalized_forces(topo, dk, gparams)
               - rnea.inverse_dynamics(topo, dk, jnp.zeros_like(context.v), F_O))
         A = M + dt * jnp.diag(context.parameters.damping)
-        v_star = context.v + dt * spd_solve(A, k0)
+        dof_map = self._discrete_static()["dof_map"]
+        if dof_map.shape[0] > 2:  # several trees: A is block diagonal by tree
+            v_star = context.v + dt * block_diagonal_spd_solve(A, k0, dof_map[:-1])
+        else:
+            v_star = context.v + dt * spd_solve(A, k0)
         return dk, A, v_star
-
-    def _build_problem(self, context, dk, A, v_star):
-        topo, dt, st = self._topology, self._time_step, self._discrete_static()
-        dtype = context.v.dtype
-        nv = topo.nv
-        inv_diag_A = 1.0 / jnp.diagonal(A)
-        participating = jnp.zeros(topo.num_nodes, dtype)
-        pc = self._contact_points(context)
-        if pc is None:
-            Jc = TreeJacobian.from_dense(jnp.zeros((0, 3, nv), dtype))
-            Rc = vhat_c = jnp.zeros((0, 3), dtype)
-            mu = active_c = phi = jnp.zeros((0,), dtype)
-            p_WC = n = jnp.zeros((0, 3), dtype)
-            R_WC = jnp.zeros((0, 3, 3), dtype)
-        else:
-            body_node = jnp.asarray(topo.body_node)
-            na, nb = body_node[pc.body_a], body_node[pc.body_b]
-            p_WC, n, phi = pc.p_WC, pc.nhat_BA_W, pc.phi
-            R_WC = contact_frames(n)
-            Jc = contact_jacobian(topo, dk.pk, st, na, nb, p_WC, R_WC)
-            active_c = (pc.valid & (phi <= 0)).astype(dtype)
-            w = C.delassus_estimate(Jc, inv_diag_A)
-            Rc, vhat_c = C.cone_regularization(w, pc.k, pc.tau, phi, dt, NEAR_RIGID_THRESHOLD,
-                                               FRICTION_SIGMA)
-            mu = pc.mu
-            tree = jnp.asarray(st["tree"])
-            participating = participating.at[tree[na]].max(active_c)
-            participating = participating.at[tree[nb]].max(active_c)
-        # Joint limits: a lower and an upper equation per limited 1-dof joint.
-        ld = st["limit_dof"]
-        if ld.size:
-            q0, v0 = context.q[st["limit_q"]], context.v[ld]
-            dq = dt * jnp.maximum(jnp.abs(v0), jnp.abs(v_star[ld]))
-            lo, hi = jnp.asarray(st["limit_lo"], dtype), jnp.asarray(st["limit_hi"], dtype)
-            on_lo = np.isfinite(st["limit_lo"]) & True
-            on_hi = np.isfinite(st["limit_hi"])
-            act_lo = jnp.where(on_lo, lo >= q0 - LIMIT_WINDOW_FACTOR * dq, False)
-            act_hi = jnp.where(on_hi, hi <= q0 + LIMIT_WINDOW_FACTOR * dq, False)
-            g0 = jnp.concatenate([jnp.where(on_lo, q0 - lo, 0.0), jnp.where(on_hi, hi - q0, 0.0)])
-            eye = np.eye(nv)[ld]
-            Jl = jnp.asarray(np.concatenate([eye, -eye]), dtype)
-            active_l = jnp.concatenate([act_lo, act_hi]).astype(dtype)
-            w_l = jnp.concatenate([inv_diag_A[ld], inv_diag_A[ld]])
-            Rl, vhat_l = C.limit_regularization(w_l, g0, dt, LIMIT_STIFFNESS, dt, LIMIT_BETA)
-            trees = st["dof_tree"][np.concatenate([ld, ld])]
-            participating = participating.at[trees].max(active_l)
-        else:
-            Jl = jnp.zeros((0, nv), dtype)
-            Rl = vhat_l = active_l = jnp.zeros((0,), dtype)
-        scale_mask = participating[st["dof_tree"]]
-        problem = SapProblem(A, v_star, Jc, Rc, vhat_c, mu, active_c, Jl, Rl, vhat_l, active_l,
-                             scale_mask)
-        return problem, (p_WC, n, phi, R_WC)
 
     def CalcDiscreteStep(self, context, actuation=None, applied_forces=None, *,
                          applied_generalized_force=None, applied_spatial_force=None,
@@ -240,24 +170,23 @@ class DiscreteAPI:
         self._check_context(context, "CalcDiscreteStep")
         dk, A, v_star = self._free_motion(context, actuation, applied_forces,
                                           applied_generalized_force, applied_spatial_force)
-        problem, (p_WC, n, phi, R_WC) = self._build_problem(context, dk, A, v_star)
+        pc = self._contact_points(context)
         guess = context.v if v_guess is None else v_guess
-        v, stats = solve(problem, guess, solver_parameters)
-        vc = problem.Jc.apply(v)
-        gamma = C.cone_impulses(vc, problem.Rc, problem.vhat_c, problem.mu, problem.active_c)
-        gl = C.limit_impulses(problem.Jl @ v, problem.Rl, problem.vhat_l, problem.active_l)
+        v, contact, stats = solve_step(self._topology, self._discrete_static(), self._time_step,
+                                       dk, A, v_star, context.q, context.v, pc, guess,
+                                       solver_parameters, self.get_contact_capacity())
         dt = self._time_step
-        tau_c = problem.Jc.apply_transpose(gamma) / dt
         q = context.q + dt * self.MapVelocityToQDot(context, v)
         nxt = context.replace(time=context.time + dt, q=q, v=v)
-        cap = getattr(self, "_max_active_contacts", None)
-        overflow = jnp.asarray(False)
-        if cap is not None and self._contact_points(context) is not None:
-            pc_all = self.CalcPointContacts(context)
-            overflow = jnp.sum(pc_all.valid & (pc_all.phi <= 0)) > cap
+        if pc is not None:  # a contact may be missing: the query culled, or the cap dropped
+            overflow = jnp.asarray(pc.overflow)
+            limit = getattr(self, "_max_active_contacts", None)
+            if limit is not None:
+                pc_all = self.CalcPointContacts(context)
+                overflow = overflow | (cap.num_penetrating(pc_all.phi, pc_all.valid) > limit)
+            contact = contact._replace(overflow=overflow)
         self._check_nonsingular(context, v, "CalcDiscreteStep")
-        return DiscreteStepResult(nxt, ContactSolution(problem.active_c, p_WC, n, phi, R_WC,
-                                                       gamma, vc, tau_c, gl, overflow), stats)
+        return DiscreteStepResult(nxt, contact, stats)
 
     def CalcDiscreteVariableUpdate(self, context, actuation=None, **kwargs):
         """The next context x(t₀ + δt) (Drake's discrete update); see `CalcDiscreteStep`."""

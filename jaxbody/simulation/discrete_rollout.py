@@ -36,6 +36,9 @@ class DiscreteRolloutResult(NamedTuple):
         contact_points: (N, P, 3) contact points in World, or None.
         contact_active: (N, P) 1 where the point slot was an active contact, or None.
         first_nonfinite_step: int32, the first k (1..N) with a non-finite x_k, or −1.
+        contact_overflow: (N,) bool, True where a step may have missed a contact
+            (`ContactSolution.overflow`: a capped or culled collision query); raise
+            ``set_max_active_contacts`` or ``max_pairs_per_group`` if any is set.
     """
 
     times: jax.Array
@@ -48,6 +51,7 @@ class DiscreteRolloutResult(NamedTuple):
     contact_points: jax.Array | None
     contact_active: jax.Array | None
     first_nonfinite_step: jax.Array
+    contact_overflow: jax.Array
 
 
 def discrete_rollout(plant, context, controller=None, num_steps=1, *, params=None, controls=None,
@@ -102,7 +106,8 @@ def _discrete_rollout(plant, controller, num_steps, save, save_contacts, checkpo
         x1 = jnp.concatenate([nxt.q, nxt.v])
         k1 = k + 1
         bad = jnp.where((bad < 0) & ~jnp.all(jnp.isfinite(x1)), k1, bad)
-        out = {"x": x1 if save else None, "it": r.stats.iterations, "ok": r.stats.converged}
+        out = {"x": x1 if save else None, "it": r.stats.iterations, "ok": r.stats.converged,
+               "over": r.contact.overflow}
         if save_contacts:
             c = r.contact
             out["tau"] = c.tau_contact
@@ -120,4 +125,4 @@ def _discrete_rollout(plant, controller, num_steps, save, save_contacts, checkpo
     times = t0 + plant.time_step() * jnp.arange(num_steps + 1, dtype=dtype)
     xN = jnp.concatenate([ctxN.q, ctxN.v])
     return DiscreteRolloutResult(times, states, xN, out["it"], out["ok"], out.get("tau"),
-                                 out.get("f"), out.get("p"), out.get("a"), bad)
+                                 out.get("f"), out.get("p"), out.get("a"), bad, out["over"])

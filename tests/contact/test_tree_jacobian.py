@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import jaxbody as jb
+from jaxbody.contact.discrete_problem import build_problem
 from jaxbody.contact.tree_jacobian import TreeJacobian
 
 
@@ -105,8 +106,10 @@ def test_contact_jacobian_gives_the_relative_contact_velocities(scene):
     plant, ctx = scene
     dk = plant._dk(ctx, "test")
     M = plant.CalcMassMatrix(ctx)
-    problem, (p_WC, _, phi, R_WC) = plant._build_problem(ctx, dk, M, ctx.v)
     pc = plant._contact_points(ctx)
+    problem, R_WC = build_problem(plant._topology, plant._discrete_static(), plant.time_step(),
+                                  dk, M, ctx.v, ctx.q, ctx.v, pc)
+    p_WC = pc.p_WC
     active = np.asarray(problem.active_c) > 0
     names = {frozenset((plant.get_body(int(pc.body_a[i])).name(),
                         plant.get_body(int(pc.body_b[i])).name())) for i in np.flatnonzero(active)}
