@@ -43,6 +43,14 @@ def deepest_slots(phi, valid, k):
     return jax.lax.top_k(score, k)[1]
 
 
+def take_slots(pc, idx):
+    """The `PointContacts` ``pc`` restricted to the slots ``idx`` (per-slot fields gathered;
+    scalars such as ``overflow`` kept)."""
+    P = pc.phi.shape[0]
+    return pc._replace(**{f: getattr(pc, f)[idx] for f in pc._fields
+                          if jnp.ndim(getattr(pc, f)) and getattr(pc, f).shape[0] == P})
+
+
 def num_penetrating(phi, valid):
     """Number of valid slots with φ ≤ 0 (the contact constraints of a step)."""
     return jnp.sum(valid & (phi <= 0))

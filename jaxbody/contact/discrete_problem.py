@@ -195,9 +195,7 @@ def solve_step(topo, layout, dt, dk, A, v_star, q0, v0, pc, v_guess, params=None
         idx = cap.deepest_slots(pc.phi, pc.valid, capacity)
 
         def compact():
-            sub = pc._replace(**{f: getattr(pc, f)[idx] for f in pc._fields
-                                 if jnp.ndim(getattr(pc, f)) and getattr(pc, f).shape[0] == P})
-            v, stats, per_slot, tau_c, gl = run(sub)
+            v, stats, per_slot, tau_c, gl = run(cap.take_slots(pc, idx))
             full = tuple(jnp.zeros((P,) + x.shape[1:], x.dtype).at[idx].set(x) for x in per_slot)
             return v, stats, full, tau_c, gl
 

@@ -74,9 +74,7 @@ class DiscreteAPI:
         if limit is not None and limit < P:
             # Keep the `limit` deepest valid slots: the SAP problem's size, not the number of
             # candidate points, then sets the cost of the step.
-            idx = cap.deepest_slots(pc.phi, pc.valid, limit)
-            pc = pc._replace(**{f: getattr(pc, f)[idx] for f in pc._fields
-                                if jnp.ndim(getattr(pc, f)) and getattr(pc, f).shape[0] == P})
+            pc = cap.take_slots(pc, cap.deepest_slots(pc.phi, pc.valid, limit))
         return pc
 
     def set_max_active_contacts(self, n):
@@ -102,7 +100,8 @@ class DiscreteAPI:
                 bodies that can touch), when that is at most half of the slots.
         Call before Finalize()."""
         self._require_not_finalized("set_contact_capacity")
-        if not (n is None or n == "auto" or (isinstance(n, (int, np.integer)) and n >= 1)):
+        if not (n is None or n == "auto" or (isinstance(n, (int, np.integer))
+                                             and not isinstance(n, bool) and n >= 1)):
             raise ValueError("set_contact_capacity: n must be a positive int, None or 'auto', "
                              f"got {n!r}")
         self._contact_capacity = n if n is None or n == "auto" else int(n)

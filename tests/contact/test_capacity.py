@@ -106,7 +106,7 @@ def test_batch_all_keeps_one_branch_under_vmap():
 
 def test_bad_capacity_names_itself():
     plant = jb.MultibodyPlant(time_step=1e-3)
-    for bad in (0, -3, 2.5, "big"):
+    for bad in (0, -3, 2.5, "big", True):
         with pytest.raises(ValueError, match="set_contact_capacity: n must be"):
             plant.set_contact_capacity(bad)
 
