@@ -66,8 +66,7 @@ class ContactSolution(NamedTuple):
 def discrete_layout(topo, joints) -> dict:
     """Static (NumPy) data of a plant's contact problems, built once per plant: the kinematic
     tree of every node (``tree``, ``tree_index``, ``dof_tree``), the `TreeJacobian` layout, the
-    limited 1-dof joints (``limit_dof``, ``limit_q``, ``limit_lo``, ``limit_hi``) and the number
-    of bodies that can move (``num_moving_trees``)."""
+    limited 1-dof joints (``limit_dof``, ``limit_q``, ``limit_lo``, ``limit_hi``)."""
     tree = np.zeros(topo.num_nodes, np.int64)  # depth-1 ancestor of each node; 0: the world
     for node in range(1, topo.num_nodes):
         n = node

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax.custom_batching import sequential_vmap
 
 
@@ -98,7 +99,17 @@ def block_diagonal_spd_solve(A, b, blocks):
     in exactly one row). Costs T factorizations of d × d instead of one of n × n.
     """
     A, b = jnp.asarray(A), jnp.asarray(b)
+    if A.ndim != 2 or A.shape[0] != A.shape[1]:
+        raise ValueError("block_diagonal_spd_solve: A must be a square matrix (n, n), got shape "
+                         f"{A.shape}")
     n = A.shape[0]
+    if b.shape != (n,):
+        raise ValueError(f"block_diagonal_spd_solve: b must have shape ({n},), got {b.shape}")
+    blocks = np.asarray(blocks)
+    if (blocks.ndim != 2 or not np.issubdtype(blocks.dtype, np.integer)
+            or sorted(blocks[blocks < n].tolist()) != list(range(n)) or blocks.max() > n):
+        raise ValueError("block_diagonal_spd_solve: blocks must be a (T, d) int array holding "
+                         f"each of 0..{n - 1} once, padded with {n}")
     blocks = jnp.asarray(blocks)
     pad = blocks == n
     Ap = jnp.pad(A, ((0, 1), (0, 1)))

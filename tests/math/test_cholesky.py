@@ -116,3 +116,12 @@ def test_block_diagonal_solve_matches_the_dense_one_and_differentiates():
     got = jax.vmap(block_diagonal_spd_solve, (0, 0, None))(jnp.stack([A, 2 * A]),
                                                             jnp.stack([b, b]), blocks)
     np.testing.assert_allclose(got[1], np.linalg.solve(2 * A, b), atol=1e-13)
+
+
+def test_block_diagonal_solve_rejects_bad_blocks():
+    A, b = np.eye(3), np.ones(3)
+    for bad in (np.array([[0, 1], [1, 3]]), np.array([[0, 1], [2, 5]]), np.array([0, 1, 2])):
+        with pytest.raises(ValueError, match="blocks must be a"):
+            block_diagonal_spd_solve(A, b, bad)
+    with pytest.raises(ValueError, match=r"b must have shape \(3,\)"):
+        block_diagonal_spd_solve(A, np.ones(2), np.array([[0, 1, 2]]))
