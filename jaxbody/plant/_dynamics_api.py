@@ -15,6 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxbody.algorithms import aba, crba, energy, rnea, rnea_derivatives
+from jaxbody.algorithms.batch_minor import dispatch as batch_minor
 from jaxbody.algorithms.dynamics_kinematics import dynamics_kinematics
 from jaxbody.algorithms.implicit_dynamics import (
     StatePart,
@@ -262,7 +263,12 @@ class DynamicsAPI:
     def _forward_dynamics(self, context, actuation, applied_forces, applied_generalized_force,
                           applied_spatial_force, method):
         """v̇ by ``method``, differentiated by plain autodiff through the algorithm (the
-        reference for `implicit_forward_dynamics`' rule)."""
+        reference for `implicit_forward_dynamics`' rule). ABA without force elements, applied
+        spatial forces or gravity-disabled bodies goes through `batch_minor.dispatch`, whose
+        `jax.vmap` runs the batch-minor kernel."""
+        if method == "aba" and self._batch_minor_eligible(applied_spatial_force):
+            return self._batch_minor_forward_dynamics(context, actuation, applied_forces,
+                                                      applied_generalized_force)
         dk = self._dk(context, "CalcGeneralizedAccelerations")
         tau, F_O = self._dynamics_inputs(context, dk, actuation, applied_forces,
                                          applied_generalized_force, applied_spatial_force,
@@ -275,6 +281,23 @@ class DynamicsAPI:
         rhs = (tau + energy.gravity_generalized_forces(topo, dk, gparams)
                - rnea.inverse_dynamics(topo, dk, jnp.zeros_like(context.v), F_O))
         return spd_solve(M, rhs)
+
+    def _batch_minor_eligible(self, applied_spatial_force):
+        """Whether ABA's inputs need no kinematics outside the kernel."""
+        return (not self._elements() and not applied_spatial_force
+                and self._gravity_disabled_bodies().size == 0)
+
+    def _batch_minor_forward_dynamics(self, context, actuation, applied_forces,
+                                      applied_generalized_force):
+        tau = self._total_generalized_forces(context, actuation, applied_forces)
+        if applied_generalized_force is not None:
+            tau = tau + _check_shape("applied_generalized_force", applied_generalized_force,
+                                     (self._topology.nv,)).astype(tau.dtype)
+        F = None if applied_forces is None else applied_forces.body_forces().astype(tau.dtype)
+        P = context.parameters
+        return batch_minor.forward_dynamics(
+            self._topology, context.q, context.v, tau, self._reflected_inertia(context), F,
+            P.mass, P.com, P.unit_inertia, P.frame_R, P.frame_p, P.gravity)
 
     def _velocity_residual(self, context, actuation, applied_forces, applied_generalized_force,
                            applied_spatial_force, vdot, what, freeze_state=False):

@@ -1,0 +1,120 @@
+"""Small-matrix algebra on component-first arrays with the batch on the last axis.
+
+A 3-vector is an array (3, n, B), a 3 × 3 matrix (3, 3, n, B), a spatial vector (6, n, B) and a
+spatial inertia (6, 6, n, B): components first, then the nodes (or dofs) on the second-to-last
+axis, then the members of the batch, B of them (or 1, broadcast), on the last, contiguous one.
+Every product is written out entry by entry as element-wise operations on (n, B) planes, so XLA
+fuses it into loops whose innermost runs over contiguous members: the spatial algebra of many
+samples at once becomes vector code, not many tiny matrix products. (A `jnp.sum` over a
+component axis compiles to a reduction that XLA:CPU does not vectorize over the batch:
+measured 2-10x slower; see DESIGN.md, "Speed on a CPU".)
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+
+def materialize(x):
+    """``x`` (an array or a tuple of arrays) computed once into memory.
+
+    XLA:CPU fuses a producer into each consumer that reads it, recomputing it per element read:
+    a sine read by the nine entries of a rotation is evaluated nine times (measured: 3.4x the
+    time of the whole joint stage). `jax.lax.optimization_barrier` does not stop that (XLA:CPU
+    removes it); a `reduce_precision` to the dtype's own precision, an exact no-op, does."""
+    def one(a):
+        f = jnp.finfo(a.dtype)
+        return jax.lax.reduce_precision(a, exponent_bits=f.nexp, mantissa_bits=f.nmant)
+    return tuple(one(a) for a in x) if isinstance(x, tuple) else one(x)
+
+
+def mm(A, B):
+    """A B for (i, j, ...) and (j, k, ...) -> (i, k, ...)."""
+    return materialize(_mm(A, B))
+
+
+def _mm(A, B):
+    return jnp.stack([jnp.stack([sum(A[i, j] * B[j, k] for j in range(A.shape[1]))
+                                 for k in range(B.shape[1])]) for i in range(A.shape[0])])
+
+
+def mv(A, x):
+    """A x for (i, j, ...) and (j, ...) -> (i, ...)."""
+    return materialize(_mv(A, x))
+
+
+def _mv(A, x):
+    return jnp.stack([sum(A[i, j] * x[j] for j in range(A.shape[1]))
+                      for i in range(A.shape[0])])
+
+
+def transpose(A):
+    """(i, j, ...) -> (j, i, ...)."""
+    return jnp.swapaxes(A, 0, 1)
+
+
+def dot(a, b):
+    """a · b for (m, ...) arrays -> (...)."""
+    return sum(a[j] * b[j] for j in range(a.shape[0]))
+
+
+def cross(a, b):
+    """a × b for (3, ...) arrays."""
+    return jnp.stack([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2],
+                      a[0] * b[1] - a[1] * b[0]])
+
+
+def skew(a):
+    """[a]× (3, 3, ...) of a (3, ...), so that skew(a) x = a × x."""
+    z = jnp.zeros_like(a[0])
+    return jnp.stack([jnp.stack([z, -a[2], a[1]]), jnp.stack([a[2], z, -a[0]]),
+                      jnp.stack([-a[1], a[0], z])])
+
+
+def spatial(ang, lin):
+    """[ang; lin]: two (3, ...) -> (6, ...)."""
+    ang, lin = jnp.broadcast_arrays(ang, lin)
+    return jnp.concatenate([ang, lin])
+
+
+def force_cross(V, F):
+    """V ×* F for (6, ...) motion V and force F: [w × n + v × f; w × f]."""
+    w, v, n, f = V[:3], V[3:], F[:3], F[3:]
+    return spatial(cross(w, n) + cross(v, f), cross(w, f))
+
+
+def take(x, idx, axis=-2):
+    """``x`` at the static indices ``idx`` along ``axis`` (default: the node axis): slices
+    where they run contiguously, else one gather."""
+    idx = np.asarray(idx, np.int64).reshape(-1)
+    axis = axis % x.ndim
+    runs = np.split(idx, np.flatnonzero(np.diff(idx) != 1) + 1) if len(idx) else []
+    if len(runs) > _MAX_RUNS:
+        return jnp.take(x, idx, axis=axis)
+    parts = [jax.lax.slice_in_dim(x, int(r[0]), int(r[0]) + len(r), axis=axis) for r in runs]
+    if not parts:
+        return jax.lax.slice_in_dim(x, 0, 0, axis=axis)
+    return parts[0] if len(parts) == 1 else jnp.concatenate(parts, axis)
+
+
+_MAX_RUNS = 4  # a static index list of more contiguous runs than this is one gather
+
+
+def gather_sum(x, members, axis=-2):
+    """Entry i of the result along ``axis`` is the sum of ``x``'s entries ``members[i]`` (a
+    list of static index lists, possibly empty): padded gathers and a sum, never a scatter or
+    a dense 0/1 matrix product."""
+    width = max([len(m) for m in members] + [0])
+    if width == 1 and all(len(m) == 1 for m in members):
+        return take(x, [m[0] for m in members], axis)
+    axis = axis % x.ndim
+    idx = np.full((len(members), max(width, 1)), x.shape[axis], np.int64)  # a zero entry
+    for i, m in enumerate(members):
+        idx[i, :len(m)] = m
+    pad = [(0, 0)] * x.ndim
+    pad[axis] = (0, 1)
+    xp = jnp.pad(x, pad)
+    parts = [take(xp, idx[:, j], axis) for j in range(idx.shape[1])]
+    return sum(parts[1:], parts[0])
