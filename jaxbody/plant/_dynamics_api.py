@@ -61,9 +61,13 @@ class DynamicsAPI:
 
     # --- Mass matrix -------------------------------------------------------------------------
     def CalcMassMatrix(self, context):
-        """M(q): (nv, nv) by the composite-rigid-body algorithm (`algorithms/crba.py`)."""
-        dk = self._dk(context, "CalcMassMatrix")
-        return crba.mass_matrix(self._topology, dk, self._reflected_inertia(context))
+        """M(q): (nv, nv) by the composite-rigid-body algorithm (`algorithms/crba.py`; under
+        `jax.vmap` its batch-minor form, `algorithms/batch_minor/`)."""
+        self._check_context(context, "CalcMassMatrix")
+        P = context.parameters
+        M = batch_minor.mass_matrix(self._topology, context.q, P.mass, P.com, P.unit_inertia,
+                                    P.frame_R, P.frame_p)
+        return M + jnp.diag(self._reflected_inertia(context))
 
     def CalcMassMatrixViaInverseDynamics(self, context):
         """M(q) column by column: M e_k = ID(q, v = 0, v̇ = e_k) (O(n²), for checking)."""
@@ -90,9 +94,14 @@ class DynamicsAPI:
 
         def inverse_dynamics(a, _, freeze_state=False):
             ctx, vd, forces = a
-            dk = self._dk(self._frozen(ctx) if freeze_state else ctx, "CalcInverseDynamics")
-            F_O, tau = self._applied(ctx, dk, forces)
-            out = rnea.inverse_dynamics(self._topology, dk, vd, F_O, tau)
+            state = self._frozen(ctx) if freeze_state else ctx
+            P = ctx.parameters
+            out = batch_minor.inverse_dynamics(
+                self._topology, state.q, state.v, vd,
+                None if forces is None else forces.body_forces().astype(vd.dtype),
+                P.mass, P.com, P.unit_inertia, P.frame_R, P.frame_p)
+            if forces is not None:
+                out = out - forces.generalized_forces()
             return out + self._reflected_inertia(ctx) * vd
 
         state = StatePart(

@@ -32,10 +32,10 @@ def _rel(a, b):
 def small_chunks():
     """Chunks of 3 members, so that a batch of 8 runs three chunks, the last one padded."""
     old, dispatch.CHUNK = dispatch.CHUNK, 3
-    dispatch._forward_dynamics_fn.cache_clear()
+    dispatch._function.cache_clear()
     yield
     dispatch.CHUNK = old
-    dispatch._forward_dynamics_fn.cache_clear()
+    dispatch._function.cache_clear()
 
 
 @pytest.fixture(scope="module", params=[("drake", 0), ("simbody", 1)],
@@ -51,9 +51,10 @@ def drake_case(small_chunks):
 
 
 @functools.cache
-def _case(kinds, seed):
+def _case(kinds, seed, num_bodies=6):
     rng = np.random.default_rng(300 + seed)
-    plant = rt.build_jaxbody(rt.random_tree(rng, 6, kinds=KIND_SETS[kinds], free_fraction=0.2))
+    plant = rt.build_jaxbody(rt.random_tree(rng, num_bodies, kinds=KIND_SETS[kinds],
+                                            free_fraction=0.2))
     B = 8
     states = [rt.random_state(rng, plant) for _ in range(B)]
     Q = jnp.asarray(np.stack([s[0] for s in states]))
@@ -122,8 +123,11 @@ def test_nested_vmap(case):
     assert _rel(got.reshape(n, -1), c["expected"][:n]) < TOL
 
 
-def test_gradients_vmap_of_grad_and_grad_of_vmap(drake_case):
-    c = drake_case
+def test_gradients_vmap_of_grad_and_grad_of_vmap():
+    """The composition (custom_vmap inside custom_jvp) under vmap of grad and grad of vmap, on
+    a small tree (reverse mode through the per-sample reference compiles in about 10 s per
+    body)."""
+    c = _case("drake", 5, num_bodies=3)
     Q, V, T, F = (x[:4] for x in (c["Q"], c["V"], c["T"], c["F"]))
 
     def loss(fn):
@@ -184,3 +188,39 @@ def test_algebra_helpers_match_numpy():
     np.testing.assert_array_equal(take(y, [3, 1, 0, 2, 3, 1]), x[:, [3, 1, 0, 2, 3, 1]])
     got = gather_sum(y, [[0, 2], [], [1]])
     np.testing.assert_allclose(got, np.stack([x[:, 0] + x[:, 2], 0 * x[:, 0], x[:, 1]], 1))
+
+
+def test_inverse_dynamics_and_mass_matrix_kernels(case):
+    """vmap of the RNEA and CRBA dispatchers (chunked, forces given) equals the references."""
+    c = case
+    topo, rest = c["topo"], c["rest"][:5]
+    Q, V, T, F = c["Q"], c["V"], c["T"], c["F"]
+    got = jax.jit(jax.vmap(lambda q, v, a, f: dispatch.inverse_dynamics(topo, q, v, a, f, *rest)))
+    want = jax.jit(jax.vmap(lambda q, v, a, f: dispatch._id_reference(topo, q, v, a, f, *rest)))
+    assert _rel(got(Q, V, T, F), want(Q, V, T, F)) < TOL
+    got = jax.jit(jax.vmap(lambda q: dispatch.mass_matrix(topo, q, *rest)))(Q)
+    want = jax.jit(jax.vmap(lambda q: dispatch._crba_reference(topo, q, *rest)))(Q)
+    assert _rel(got, want) < TOL
+
+
+def test_public_inverse_dynamics_and_mass_matrix_under_vmap(drake_case):
+    """`jax.vmap` of `CalcInverseDynamics` and `CalcMassMatrix` (batch-minor kernels) equal the
+    per-sample calls (the reference kernels) and `CalcMassMatrixViaInverseDynamics`."""
+    c = drake_case
+    plant, ctx = c["plant"], c["ctx"]
+    Q, V, T, F = (x[:4] for x in (c["Q"], c["V"], c["T"], c["F"]))
+
+    def state(q, v):
+        return plant.SetVelocities(plant.SetPositions(ctx, q), v)
+
+    def tau(q, v, a, t, f):
+        return plant.CalcInverseDynamics(state(q, v), a, jb.MultibodyForces(plant, t, f))
+
+    def mass(q):
+        return plant.CalcMassMatrix(plant.SetPositions(ctx, q))
+
+    M = jax.jit(jax.vmap(mass))(Q)
+    tau_b = jax.jit(jax.vmap(tau))(Q, V, T, T, F)
+    for i in range(len(Q)):
+        assert _rel(M[i], plant.CalcMassMatrixViaInverseDynamics(state(Q[i], V[i]))) < TOL
+        assert _rel(tau_b[i], tau(Q[i], V[i], T[i], T[i], F[i])) < TOL

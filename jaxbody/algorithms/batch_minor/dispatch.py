@@ -1,15 +1,19 @@
 """Per-sample functions whose `jax.vmap` runs the batch-minor kernels.
 
-``forward_dynamics(topo, q, v, tau, refl, F_Bo_W, mass, com, unit_inertia, frame_R, frame_p,
-gravity)`` takes one sample (Drake's per-sample shapes) and returns v̇ (nv,). Called plainly it
-runs the per-sample reference (`dynamics_kinematics` + `aba.forward_dynamics`). Under
-`jax.vmap` a `jax.custom_batching.custom_vmap` rule takes over: the batch is moved to the last
-axis (components first, see `algebra.py`), cut into chunks of `CHUNK` members that stay in cache
-and run one after the other (`lax.map`), and each chunk runs the batch-minor kernel. Unbatched
-arguments (typically the parameters) are shared by all members, not copied. Derivatives come
-from a `jax.custom_jvp` around it whose rule differentiates the per-sample reference, so
-`jax.jvp`, `jax.grad` and their vmaps never differentiate the batched rule; nested `vmap`s run
-the rule at the innermost level and batch it at the outer ones.
+``forward_dynamics``, ``inverse_dynamics`` and ``mass_matrix`` take one sample (Drake's
+per-sample shapes) and return v̇ (nv,), τ (nv,) and M (nv, nv). Called plainly they run the
+per-sample reference (`dynamics_kinematics` + `aba` / `rnea` / `crba`). Under `jax.vmap` a
+`jax.custom_batching.custom_vmap` rule takes over: the batch is moved to the last axis
+(components first, see `algebra.py`), cut into chunks of `CHUNK` members that stay in cache and
+run one after the other (`lax.map`), and each chunk runs the batch-minor kernel. Unbatched
+parameters are shared by all members, not copied. Derivatives come from a `jax.custom_jvp`
+around it whose rule differentiates the per-sample reference, so `jax.jvp`, `jax.grad` and
+their vmaps never differentiate the batched rule; nested `vmap`s run the rule at the innermost
+level and batch it at the outer ones.
+
+Arguments: the per-member ones first (the state and inputs, broadcast to every member when
+unbatched), then optional ones (None when absent), then the parameters
+(mass, com, unit_inertia, frame_R, frame_p[, gravity]).
 """
 
 from __future__ import annotations
@@ -20,22 +24,13 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from jaxbody.algorithms import aba
+from jaxbody.algorithms import aba, crba, rnea
 from jaxbody.algorithms.batch_minor import forward_dynamics as bm_fd
+from jaxbody.algorithms.batch_minor import inverse_dynamics as bm_id
 from jaxbody.algorithms.dynamics_kinematics import dynamics_kinematics
 from jaxbody.algorithms.spatial import wrench_about_origin
 
 CHUNK = 64  # members per batch-minor chunk (measured on the 35-dof G1, 2-core CPU, float64)
-
-
-def _reference(topo, q, v, tau, refl, F_Bo_W, mass, com, unit_inertia, frame_R, frame_p,
-               gravity):
-    params = _ParamView(mass, com, unit_inertia, frame_R, frame_p)
-    dk = dynamics_kinematics(topo, q, v, params)
-    F_O = None
-    if F_Bo_W is not None:
-        F_O = wrench_about_origin(F_Bo_W[topo.node_body], dk.pk.p_WB)
-    return aba.forward_dynamics(topo, dk, tau, gravity, F_O, refl)
 
 
 class _ParamView(NamedTuple):
@@ -48,8 +43,57 @@ class _ParamView(NamedTuple):
     frame_p: jax.Array
 
 
-def _to_batch_minor(x, batched, size):
-    """One argument in batch-minor layout: per-sample (n, c...) -> (c..., n, B) (or 1 for an
+def _applied(topo, dk, F_Bo_W):
+    return None if F_Bo_W is None else wrench_about_origin(F_Bo_W[topo.node_body],
+                                                           dk.pk.p_WB)
+
+
+# ---- per-sample references ------------------------------------------------------------------
+def _fd_reference(topo, q, v, tau, refl, F_Bo_W, mass, com, unit_inertia, frame_R, frame_p,
+                  gravity):
+    dk = dynamics_kinematics(topo, q, v, _ParamView(mass, com, unit_inertia, frame_R, frame_p))
+    return aba.forward_dynamics(topo, dk, tau, gravity, _applied(topo, dk, F_Bo_W), refl)
+
+
+def _id_reference(topo, q, v, vdot, F_Bo_W, mass, com, unit_inertia, frame_R, frame_p):
+    dk = dynamics_kinematics(topo, q, v, _ParamView(mass, com, unit_inertia, frame_R, frame_p))
+    return rnea.inverse_dynamics(topo, dk, vdot, _applied(topo, dk, F_Bo_W))
+
+
+def _crba_reference(topo, q, mass, com, unit_inertia, frame_R, frame_p):
+    v = jnp.zeros(topo.nv, q.dtype)
+    dk = dynamics_kinematics(topo, q, v, _ParamView(mass, com, unit_inertia, frame_R, frame_p))
+    return crba.mass_matrix(topo, dk)
+
+
+_reference = _fd_reference  # the forward-dynamics reference (tests)
+
+
+# ---- batch-minor kernels, in per-sample argument order ------------------------------------
+def _fd_kernel(topo, q, v, tau, refl, F, mass, com, unit_inertia, frame_R, frame_p, gravity):
+    return bm_fd.forward_dynamics(topo, q, v, tau, mass, com, unit_inertia, frame_R, frame_p,
+                                  gravity, refl, F)
+
+
+def _id_kernel(topo, q, v, vdot, F, mass, com, unit_inertia, frame_R, frame_p):
+    return bm_id.inverse_dynamics(topo, q, v, vdot, mass, com, unit_inertia, frame_R, frame_p,
+                                  F)
+
+
+def _crba_kernel(topo, q, mass, com, unit_inertia, frame_R, frame_p):
+    return bm_id.mass_matrix(topo, q, mass, com, unit_inertia, frame_R, frame_p)
+
+
+_FUNCTIONS = {  # name -> (reference, kernel, number of per-member arguments)
+    "forward_dynamics": (_fd_reference, _fd_kernel, 3),
+    "inverse_dynamics": (_id_reference, _id_kernel, 3),
+    "mass_matrix": (_crba_reference, _crba_kernel, 1),
+}
+
+
+# ---- the vmap rule --------------------------------------------------------------------------
+def _to_batch_minor(x, batched):
+    """One argument in batch-minor layout: per-sample (n, c...) -> (c..., n, B) (B = 1 for an
     unbatched argument); per-sample (n,) -> (n, B)."""
     if not batched:
         x = x[None]
@@ -59,78 +103,92 @@ def _to_batch_minor(x, batched, size):
     return x
 
 
+def _from_batch_minor(out):
+    """(..., B) -> (B, ...)."""
+    return jnp.moveaxis(out, -1, 0)
+
+
 def _chunked(kernel, args, batched, size):
-    """``kernel`` on batch-minor ``args`` of ``size`` members, in chunks of `CHUNK`."""
+    """``kernel`` on ``args`` (per-sample layout, batched ones with a leading axis of ``size``),
+    in chunks of `CHUNK`; returns (size, ...)."""
     if size <= CHUNK:
-        return kernel(*[None if a is None else _to_batch_minor(a, b, size)
-                        for a, b in zip(args, batched)])
+        return _from_batch_minor(kernel(*[None if a is None else _to_batch_minor(a, b)
+                                          for a, b in zip(args, batched)]))
     chunks = -(-size // CHUNK)
     padded = chunks * CHUNK
 
-    def split(a, b):
-        if a is None or not b:
-            return None
+    def split(a):
         a = jnp.concatenate([a, jnp.broadcast_to(a[:1], (padded - size,) + a.shape[1:])])
         return a.reshape((chunks, CHUNK) + a.shape[1:])
 
-    stacked = [split(a, b) for a, b in zip(args, batched)]
+    stacked = [split(a) for a, b in zip(args, batched) if a is not None and b]
 
     def one(xs):
         it = iter(xs)
-        full = [None if a is None else (_to_batch_minor(next(it), True, CHUNK) if b else
-                                        _to_batch_minor(a, False, CHUNK))
-                for a, b in zip(args, batched)]
-        return kernel(*full)
+        return kernel(*[None if a is None else _to_batch_minor(next(it) if b else a, b)
+                        for a, b in zip(args, batched)])
 
-    out = jax.lax.map(one, [s for s in stacked if s is not None])  # (chunks, nv, CHUNK)
-    out = jnp.moveaxis(out, 0, 1).reshape(out.shape[1], padded)
-    return out[:, :size]
+    out = jax.lax.map(one, stacked)  # (chunks, ..., CHUNK)
+    out = jnp.moveaxis(out, -1, 1)  # (chunks, CHUNK, ...)
+    return out.reshape((padded,) + out.shape[2:])[:size]
 
 
-@functools.lru_cache(maxsize=64)
-def _forward_dynamics_fn(topo, has_forces):
-    def kernel(q, v, tau, refl, F, mass, com, unit_inertia, frame_R, frame_p, gravity):
-        return bm_fd.forward_dynamics(topo, q, v, tau, mass, com, unit_inertia, frame_R,
-                                      frame_p, gravity, refl, F)
+@functools.lru_cache(maxsize=128)
+def _function(name, topo, present):
+    """The custom_jvp(custom_vmap) function of ``name`` for ``topo``; ``present[i]`` says
+    whether argument i is given (absent ones are None and not passed)."""
+    reference, kernel, num_member = _FUNCTIONS[name]
+
+    def full(args):
+        it = iter(args)
+        return [next(it) if p else None for p in present]
+
+    def ref(*args):
+        return reference(topo, *full(args))
 
     @jax.custom_batching.custom_vmap
-    def fd(*args):
-        return _reference(topo, *_with_forces(args, has_forces))
+    def f(*args):
+        return ref(*args)
 
-    @fd.def_vmap
-    def fd_vmap(axis_size, in_batched, *args):
-        args, batched = list(_with_forces(args, has_forces)), list(
-            _with_forces(in_batched, has_forces))
-        for i in range(3):  # the state and τ: every member needs its own
-            if not batched[i]:
+    @f.def_vmap
+    def f_vmap(axis_size, in_batched, *args):
+        args, batched = full(args), full(in_batched)
+        for i in range(num_member):  # every member needs its own state and inputs
+            if args[i] is not None and not batched[i]:
                 args[i] = jnp.broadcast_to(args[i], (axis_size,) + args[i].shape)
                 batched[i] = True
-        out = _chunked(kernel, args, batched, axis_size)  # (nv, B)
-        return out.T, True
+        return _chunked(functools.partial(kernel, topo), args, batched, axis_size), True
 
     @jax.custom_jvp
-    def fd_jvp(*args):
-        return fd(*args)
+    def f_jvp(*args):
+        return f(*args)
 
-    @fd_jvp.defjvp
+    @f_jvp.defjvp
     def _(primals, tangents):
-        return jax.jvp(lambda *a: _reference(topo, *_with_forces(a, has_forces)), primals,
-                       tangents)
+        return jax.jvp(ref, primals, tangents)
 
-    return fd_jvp
+    return f_jvp
 
 
-def _with_forces(args, has_forces):
-    """The argument tuple with the optional forces slot filled (None when absent)."""
-    args = tuple(args)
-    return args if has_forces else args[:4] + (None,) + args[4:]
+def _call(name, topo, *args):
+    present = tuple(a is not None for a in args)
+    return _function(name, topo, present)(*[a for a in args if a is not None])
 
 
 def forward_dynamics(topo, q, v, tau, refl, F_Bo_W, mass, com, unit_inertia, frame_R,
                      frame_p, gravity):
-    """v̇ (nv,) of one sample; see the module docstring. F_Bo_W: (num_bodies, 6) or None."""
-    fn = _forward_dynamics_fn(topo, F_Bo_W is not None)
-    rest = (mass, com, unit_inertia, frame_R, frame_p, gravity)
-    if F_Bo_W is None:
-        return fn(q, v, tau, refl, *rest)
-    return fn(q, v, tau, refl, F_Bo_W, *rest)
+    """v̇ (nv,) of one sample by ABA. F_Bo_W: (num_bodies, 6) applied forces, or None."""
+    return _call("forward_dynamics", topo, q, v, tau, refl, F_Bo_W, mass, com, unit_inertia,
+                 frame_R, frame_p, gravity)
+
+
+def inverse_dynamics(topo, q, v, vdot, F_Bo_W, mass, com, unit_inertia, frame_R, frame_p):
+    """M v̇ + C v − Σ Jᵀ F_app (nv,) of one sample by RNEA (no gravity, no reflected
+    inertia). F_Bo_W: (num_bodies, 6) applied forces, or None."""
+    return _call("inverse_dynamics", topo, q, v, vdot, F_Bo_W, mass, com, unit_inertia,
+                 frame_R, frame_p)
+
+
+def mass_matrix(topo, q, mass, com, unit_inertia, frame_R, frame_p):
+    """M(q) (nv, nv) of one sample by CRBA (no reflected inertia)."""
+    return _call("mass_matrix", topo, q, mass, com, unit_inertia, frame_R, frame_p)
