@@ -11,8 +11,12 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxbody.algorithms.aba import articulated_body_passes
-from jaxbody.algorithms.batch_minor.algebra import cross, force_cross, gather_sum, mv, spatial, take
-from jaxbody.algorithms.batch_minor.kinematics import dynamics_kinematics, level_order
+from jaxbody.algorithms.batch_minor.algebra import force_cross, gather_sum, mv, take
+from jaxbody.algorithms.batch_minor.kinematics import (
+    applied_about_origin,
+    dynamics_kinematics,
+    level_order,
+)
 
 
 def dof_inputs(topo, lo):
@@ -36,8 +40,7 @@ def forward_dynamics(topo, q, v, tau, mass, com, unit_inertia, frame_R, frame_p,
     bk = dynamics_kinematics(topo, q, v, mass, com, unit_inertia, frame_R, frame_p)
     pA_b = force_cross(bk.V_O, mv(bk.M_O, bk.V_O))
     if F_Bo_W is not None:
-        F = take(F_Bo_W, topo.node_body[lo.nodes])
-        pA_b = pA_b - spatial(F[:3] + cross(bk.p_WB, F[3:]), F[3:])
+        pA_b = pA_b - applied_about_origin(topo, lo, bk, F_Bo_W)
     hanging, starts = dof_inputs(topo, lo)
     order = tree.order
     refl = jnp.broadcast_to(refl, (tau.shape[0],) + refl.shape[1:])

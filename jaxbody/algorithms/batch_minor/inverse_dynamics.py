@@ -14,16 +14,12 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbody.algorithms.batch_minor.algebra import (
-    cross,
-    dot,
-    force_cross,
-    gather_sum,
-    mv,
-    spatial,
-    take,
+from jaxbody.algorithms.batch_minor.algebra import dot, force_cross, gather_sum, mv, take
+from jaxbody.algorithms.batch_minor.kinematics import (
+    applied_about_origin,
+    dynamics_kinematics,
+    level_order,
 )
-from jaxbody.algorithms.batch_minor.kinematics import dynamics_kinematics, level_order
 
 
 def _children(lo, level):
@@ -55,11 +51,6 @@ def subtree_sum(lo, x):
     return jnp.concatenate([world] + out, -2)
 
 
-def _applied_about_origin(topo, lo, F_Bo_W, p_WB):
-    F = take(F_Bo_W, topo.node_body[lo.nodes])
-    return spatial(F[:3] + cross(p_WB, F[3:]), F[3:])
-
-
 def inverse_dynamics(topo, q, v, vdot, mass, com, unit_inertia, frame_R, frame_p,
                      F_Bo_W=None):
     """τ (nv, B) = M v̇ + C v − Σ Jᵀ Fapp (no gravity, as `rnea.inverse_dynamics`)."""
@@ -69,7 +60,7 @@ def inverse_dynamics(topo, q, v, vdot, mass, com, unit_inertia, frame_R, frame_p
     A = path_sum(lo, bk.c_O + a_own)
     F = mv(bk.M_O, A) + force_cross(bk.V_O, mv(bk.M_O, bk.V_O))
     if F_Bo_W is not None:
-        F = F - _applied_about_origin(topo, lo, F_Bo_W, bk.p_WB)
+        F = F - applied_about_origin(topo, lo, bk, F_Bo_W)
     F = jnp.concatenate([jnp.zeros_like(F[:, :1]), F[:, 1:]], -2)  # the world's
     return dot(bk.S_O, take(subtree_sum(lo, F), lo.dof_node))
 

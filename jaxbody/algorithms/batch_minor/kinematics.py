@@ -33,6 +33,13 @@ from jaxbody.algorithms.batch_minor.algebra import (
     take,
     transpose,
 )
+from jaxbody.algorithms.batch_minor.welds import (
+    WeldPlan,
+    folded_inertias,
+    pose_in_rep,
+    weld_plan,
+    welded_poses,
+)
 from jaxbody.joints.kinds import Revolute
 
 
@@ -44,7 +51,8 @@ class BatchKinematics(NamedTuple):
     S_O: jax.Array  # (6, nv, B): joint subspace columns about Wo, in W
     V_O: jax.Array  # (6, n, B): body twists about Wo
     c_O: jax.Array  # (6, n, B): Ab^O_b − Ab^O_parent(b)
-    M_O: jax.Array  # (6, 6, n, B): spatial inertias about Wo
+    M_O: jax.Array  # (6, 6, n, B): spatial inertias about Wo (welded bodies folded in)
+    welded: dict  # welded node -> its pose in its representative (see `welds.py`)
 
 
 class LevelOrder(NamedTuple):
@@ -56,21 +64,35 @@ class LevelOrder(NamedTuple):
     parent_pos: list  # per level: parent's index within the previous level's slice
     dof_node: np.ndarray  # (nv,) level-order position of each dof's node
     node_dofs: list  # per level-order position: its dofs
+    welds: WeldPlan  # how welded bodies hang from the moving ones
 
 
 def level_order(topo) -> LevelOrder:
-    nodes = np.concatenate([np.zeros(1, np.int64)] + [np.asarray(x) for x in topo.levels])
-    position = np.argsort(nodes)
-    parent = position[np.maximum(topo.parent[nodes], 0)]
+    """The moving nodes (`welds.weld_plan`) in level order; a node's parent is its parent's
+    representative (welded bodies are folded into it)."""
+    plan = weld_plan(topo)
+    reduced_depth = np.zeros(topo.num_nodes, np.int64)
+    for i in range(1, topo.num_nodes):
+        up = plan.rep[topo.parent[i]]
+        reduced_depth[i] = reduced_depth[up] + 1 if plan.moving[i] else reduced_depth[up]
+    moving = np.flatnonzero(plan.moving[1:]) + 1
+    by_level = [moving[reduced_depth[moving] == d]
+                for d in range(1, int(reduced_depth.max(initial=0)) + 1)]
+    by_level = [lv for lv in by_level if len(lv)]
+    nodes = np.concatenate([np.zeros(1, np.int64)] + by_level)
+    position = np.full(topo.num_nodes, -1, np.int64)
+    position[nodes] = np.arange(len(nodes))
+    parent = position[plan.rep[np.maximum(topo.parent[nodes], 0)]]
+    parent[0] = 0
     slices, parent_pos, start, prev = [], [], 1, 0
-    for idx in topo.levels:
+    for idx in by_level:
         stop = start + len(idx)
         slices.append((start, stop))
         parent_pos.append(parent[start:stop] - prev)
         prev, start = start, stop
     dof_node = position[topo.dof_node]
     node_dofs = [list(np.flatnonzero(dof_node == i)) for i in range(len(nodes))]
-    return LevelOrder(nodes, parent, slices, parent_pos, dof_node, node_dofs)
+    return LevelOrder(nodes, parent, slices, parent_pos, dof_node, node_dofs, plan)
 
 
 def _nodes_last(x):
@@ -84,6 +106,8 @@ def _joint_stage(topo, lo, q, v):
     B, dtype = q.shape[-1], q.dtype
     Rs, ps, Hds, Hs, nodes, dofs = [], [], [], [], [], []
     for g in topo.groups:
+        if not g.kind.nv:  # welded bodies are folded into their representatives
+            continue
         kind, consts, k = g.kind, g.constants, len(g.nodes)
         qg = take(q, g.qidx.reshape(-1), 0).reshape(k, kind.nq, B) if kind.nq else \
             jnp.zeros((k, 0, B), dtype)
@@ -107,12 +131,13 @@ def _joint_stage(topo, lo, q, v):
             dofs.append(g.vidx.reshape(-1))
     # the world (and any node in no group) holds the identity
     covered = np.concatenate(nodes + [np.zeros(0, np.int64)])
-    rest = np.setdiff1d(np.arange(topo.num_nodes), covered)
+    rest = np.setdiff1d(lo.nodes, covered)
     eye = jnp.eye(3, dtype=dtype)[:, :, None, None]
     Rs.append(jnp.broadcast_to(eye, (3, 3, len(rest), B)))
     ps.append(jnp.zeros((3, len(rest), B), dtype))
     Hds.append(jnp.zeros((6, len(rest), B), dtype))
-    where = np.argsort(np.concatenate([covered, rest]))[lo.nodes]  # level order -> row
+    row = {int(x): i for i, x in enumerate(np.concatenate([covered, rest]))}
+    where = np.asarray([row[int(x)] for x in lo.nodes], np.int64)  # level order -> row
     R, p, Hd = (take(jnp.concatenate(x, -2), where) for x in (Rs, ps, Hds))
     if Hs:
         H = take(jnp.concatenate(Hs, -2), np.argsort(np.concatenate(dofs)))
@@ -144,6 +169,10 @@ def dynamics_kinematics(topo, q, v, mass, com, unit_inertia, frame_R, frame_p):
     fp, fc = topo.frame_on_parent[lo.nodes], topo.frame_on_child[lo.nodes]
     R_PF, p_PF, R_BM, p_BM = take(frame_R, fp), take(frame_p, fp), take(frame_R, fc), \
         take(frame_p, fc)
+    poses = welded_poses(topo, lo.welds, frame_R, frame_p)
+    if poses:  # joint frames on welded parents, expressed in the parents' representatives
+        R_rP, p_rP = pose_in_rep(lo.welds, poses, np.maximum(topo.parent[lo.nodes], 0), R_PF)
+        R_PF, p_PF = mm(R_rP, R_PF), p_rP + mv(R_rP, p_PF)
     # ---- X_PB = X_PF X_FM X_MB, with X_MB = X_BM⁻¹ -------------------------------------
     R_FB = mm(R_FM, transpose(R_BM))
     R_PB = mm(R_PF, R_FB)
@@ -171,10 +200,9 @@ def dynamics_kinematics(topo, q, v, mass, com, unit_inertia, frame_R, frame_p):
         V_lv.append(take(V_lv[-1], pos) + VJ_O[:, a:b])
     V_O = jnp.concatenate(V_lv, -2)
     c_O = _bias_difference(lo, Hdot_v_F, R_WF, p_MoBo_W, p_WB, V_O)
-    body = topo.node_body[lo.nodes]
-    M_O = _inertia_about_origin(take(mass, body), take(com, body), take(unit_inertia, body),
-                                R_WB, p_WB)
-    return BatchKinematics(R_WB, p_WB, S_O, V_O, c_O, M_O)
+    m, h, Ibar = folded_inertias(topo, lo.welds, poses, mass, com, unit_inertia, lo.nodes)
+    M_O = _inertia_about_origin(m, h, Ibar, R_WB, p_WB)
+    return BatchKinematics(R_WB, p_WB, S_O, V_O, c_O, M_O, poses)
 
 
 def _bias_difference(lo, Hdot_v_F, R_WF, p_MoBo_W, p_WB, V_O):
@@ -198,16 +226,37 @@ def _bias_difference(lo, Hdot_v_F, R_WF, p_MoBo_W, p_WB, V_O):
     return jnp.concatenate([jnp.zeros_like(c[:, :1]), c[:, 1:]], -2)
 
 
-def _inertia_about_origin(mass, com_B, G_BBo_B, R_WB, p_WB):
-    """Spatial inertias about Wo (6, 6, n, B) (see `spatial.inertia_about_origin`):
-    [[I_cm + m [c]×[c]×ᵀ, m [c]×], [m [c]×ᵀ, m 1]], c = p_WBcm."""
-    eye = jnp.eye(3, dtype=mass.dtype)[:, :, None, None]
-    I_cm_B = mass * (G_BBo_B - (dot(com_B, com_B) * eye - com_B[:, None] * com_B[None]))
-    I_cm_W = mm(R_WB, mm(I_cm_B, transpose(R_WB)))
-    c = p_WB + mv(R_WB, com_B)
-    mC = mass * skew(c)
-    I_O = I_cm_W + mass * (dot(c, c) * eye - c[:, None] * c[None])
+def _inertia_about_origin(m, h_B, Ibar_B, R_WB, p_WB):
+    """Spatial inertias about Wo (6, 6, n, B) of bodies with mass m, first moment h = m c and
+    rotational inertia Ī about Bo, in B: with h = R h_B (W),
+        Ī_O = R Ī_B Rᵀ + m (|p|² 1 − p pᵀ) + 2 (p · h) 1 − p hᵀ − h pᵀ,
+        M_O = [[Ī_O, [m p + h]×], [[m p + h]×ᵀ, m 1]]."""
+    eye = jnp.eye(3, dtype=m.dtype)[:, :, None, None]
+    h = mv(R_WB, h_B)
+    p = p_WB
+    I_O = (mm(R_WB, mm(Ibar_B, transpose(R_WB))) + m * (dot(p, p) * eye - p[:, None] * p[None])
+           + 2.0 * dot(p, h) * eye - p[:, None] * h[None] - h[:, None] * p[None])
+    mC = skew(m * p + h)
     shape = jnp.broadcast_shapes(I_O.shape, mC.shape)
     top = jnp.concatenate([jnp.broadcast_to(I_O, shape), mC], 1)
-    bottom = jnp.concatenate([transpose(mC), jnp.broadcast_to(mass * eye, shape)], 1)
+    bottom = jnp.concatenate([transpose(mC), jnp.broadcast_to(m * eye, shape)], 1)
     return jnp.concatenate([top, bottom], 0)
+
+
+def applied_about_origin(topo, lo, bk, F_Bo_W):
+    """Σ over each moving body and the bodies welded to it of [τ + p_w × f; f] (6, n, B) for
+    applied forces F_Bo_W (6, num_bodies, b) at each body's origin, in W."""
+    def about_origin(F, p):
+        return spatial(F[:3] + cross(p, F[3:]), F[3:])
+
+    F = about_origin(take(F_Bo_W, topo.node_body[lo.nodes]), bk.p_WB)
+    position = {int(x): i for i, x in enumerate(lo.nodes)}
+    ws = [w for w in bk.welded if lo.welds.rep[w] != 0 and int(lo.welds.rep[w]) in position]
+    if not ws:
+        return F
+    r = np.asarray([position[int(lo.welds.rep[w])] for w in ws], np.int64)
+    p_rw = jnp.concatenate([bk.welded[w][1] for w in ws], -2)
+    p_w = take(bk.p_WB, r) + mv(take(bk.R_WB, r), p_rw)
+    Fw = about_origin(take(F_Bo_W, topo.node_body[np.asarray(ws, np.int64)]), p_w)
+    groups = [list(np.flatnonzero(r == i)) for i in range(len(lo.nodes))]
+    return F + gather_sum(Fw, groups)
