@@ -213,8 +213,7 @@ class DynamicsAPI:
         vdot = implicit_forward_dynamics(
             lambda a: self._forward_dynamics(*a, method=method),
             lambda a, vdot: self._velocity_residual(*a, vdot, what),
-            lambda a: crba.mass_matrix(self._topology, self._dk(a[0], what),
-                                       self._reflected_inertia(a[0])),
+            lambda a: self.CalcMassMatrix(a[0]),
             inputs, state)
         self._check_nonsingular(context, vdot, what)
         return vdot
