@@ -35,6 +35,7 @@ from jaxbody.algorithms.batch_minor.algebra import (
 )
 from jaxbody.algorithms.batch_minor.welds import (
     WeldPlan,
+    WeldPoses,
     folded_inertias,
     pose_in_rep,
     weld_plan,
@@ -52,7 +53,7 @@ class BatchKinematics(NamedTuple):
     V_O: jax.Array  # (6, n, B): body twists about Wo
     c_O: jax.Array  # (6, n, B): Ab^O_b − Ab^O_parent(b)
     M_O: jax.Array  # (6, 6, n, B): spatial inertias about Wo (welded bodies folded in)
-    welded: dict  # welded node -> its pose in its representative (see `welds.py`)
+    welded: WeldPoses  # the welded bodies' poses in their representatives (`welds.py`)
 
 
 class LevelOrder(NamedTuple):
@@ -67,6 +68,7 @@ class LevelOrder(NamedTuple):
     welds: WeldPlan  # how welded bodies hang from the moving ones
 
 
+@functools.lru_cache(maxsize=64)
 def level_order(topo) -> LevelOrder:
     """The moving nodes (`welds.weld_plan`) in level order; a node's parent is its parent's
     representative (welded bodies are folded into it)."""
@@ -170,8 +172,8 @@ def dynamics_kinematics(topo, q, v, mass, com, unit_inertia, frame_R, frame_p):
     R_PF, p_PF, R_BM, p_BM = take(frame_R, fp), take(frame_p, fp), take(frame_R, fc), \
         take(frame_p, fc)
     poses = welded_poses(topo, lo.welds, frame_R, frame_p)
-    if poses:  # joint frames on welded parents, expressed in the parents' representatives
-        R_rP, p_rP = pose_in_rep(lo.welds, poses, np.maximum(topo.parent[lo.nodes], 0), R_PF)
+    if poses.column:  # joint frames on welded parents, expressed in their representatives
+        R_rP, p_rP = pose_in_rep(poses, np.maximum(topo.parent[lo.nodes], 0), R_PF)
         R_PF, p_PF = mm(R_rP, R_PF), p_rP + mv(R_rP, p_PF)
     # ---- X_PB = X_PF X_FM X_MB, with X_MB = X_BM⁻¹ -------------------------------------
     R_FB = mm(R_FM, transpose(R_BM))
@@ -251,11 +253,12 @@ def applied_about_origin(topo, lo, bk, F_Bo_W):
 
     F = about_origin(take(F_Bo_W, topo.node_body[lo.nodes]), bk.p_WB)
     position = {int(x): i for i, x in enumerate(lo.nodes)}
-    ws = [w for w in bk.welded if lo.welds.rep[w] != 0 and int(lo.welds.rep[w]) in position]
+    poses = bk.welded
+    ws = [w for w in poses.column if lo.welds.rep[w] != 0 and int(lo.welds.rep[w]) in position]
     if not ws:
         return F
     r = np.asarray([position[int(lo.welds.rep[w])] for w in ws], np.int64)
-    p_rw = jnp.concatenate([bk.welded[w][1] for w in ws], -2)
+    p_rw = take(poses.p, [poses.column[w] for w in ws])
     p_w = take(bk.p_WB, r) + mv(take(bk.R_WB, r), p_rw)
     Fw = about_origin(take(F_Bo_W, topo.node_body[np.asarray(ws, np.int64)]), p_w)
     groups = [list(np.flatnonzero(r == i)) for i in range(len(lo.nodes))]

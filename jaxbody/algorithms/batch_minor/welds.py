@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -51,10 +52,20 @@ def weld_plan(topo) -> WeldPlan:
     return WeldPlan(moving, rep, [lv for lv in levels if len(lv)], weld)
 
 
-def welded_poses(topo, plan, frame_R, frame_p):
-    """node -> X_rw (R (3, 3, 1, b), p (3, 1, b)) for every welded node w, r = rep(w) (the
-    world for bodies welded to it)."""
-    poses = {}
+class WeldPoses(NamedTuple):
+    """X_rw of every welded node w (r = rep(w); the world for bodies welded to it)."""
+
+    column: dict  # static: welded node -> its column in R and p
+    R: jax.Array  # (3, 3, nw, b)
+    p: jax.Array  # (3, nw, b)
+
+
+def welded_poses(topo, plan, frame_R, frame_p) -> WeldPoses:
+    """The weld chains composed level by level: X_rw = X_rP X_Pw, X_Pw = X_PF X_FM X_MB."""
+    column, Rs, ps = {}, [], []
+    eye = jnp.broadcast_to(jnp.eye(3, dtype=frame_R.dtype)[:, :, None, None],
+                           (3, 3, 1) + frame_R.shape[3:])
+    zero = jnp.zeros((3, 1) + frame_p.shape[2:], frame_p.dtype)
     for nodes in plan.levels:
         fp, fc = topo.frame_on_parent[nodes], topo.frame_on_child[nodes]
         R_PF, p_PF, R_BM, p_BM = (take(frame_R, fp), take(frame_p, fp), take(frame_R, fc),
@@ -65,21 +76,25 @@ def welded_poses(topo, plan, frame_R, frame_p):
         R_FB = mm(R_FM, transpose(R_BM))
         R_Pw = mm(R_PF, R_FB)
         p_Pw = p_PF + mv(R_PF, p_FM - mv(R_FB, p_BM))
-        R_rP, p_rP = pose_in_rep(plan, poses, topo.parent[nodes], R_Pw)
-        R, p = mm(R_rP, R_Pw), p_rP + mv(R_rP, p_Pw)
-        for j, node in enumerate(nodes):
-            poses[int(node)] = (R[:, :, j:j + 1], p[:, j:j + 1])
-    return poses
+        so_far = WeldPoses(column, jnp.concatenate([eye] + Rs, -2)[:, :, 1:],
+                           jnp.concatenate([zero] + ps, -2)[:, 1:])
+        R_rP, p_rP = pose_in_rep(so_far, topo.parent[nodes], R_Pw)
+        Rs.append(mm(R_rP, R_Pw))
+        ps.append(p_rP + mv(R_rP, p_Pw))
+        column = {**column, **{int(n): len(column) + j for j, n in enumerate(nodes)}}
+    return WeldPoses(column, jnp.concatenate([eye] + Rs, -2)[:, :, 1:],
+                     jnp.concatenate([zero] + ps, -2)[:, 1:])
 
 
-def pose_in_rep(plan, poses, nodes, like):
-    """X_r(P)P (R (3, 3, k, b), p (3, k, b)) for nodes P (identity for moving ones)."""
+def pose_in_rep(poses, nodes, like):
+    """X_r(P)P (R (3, 3, k, b), p (3, k, b)) for nodes P: their weld pose, or the identity for
+    moving nodes (one gather from the weld poses with an identity column in front)."""
     eye = jnp.broadcast_to(jnp.eye(3, dtype=like.dtype)[:, :, None, None],
-                           (3, 3, 1) + like.shape[3:])
-    zero = jnp.zeros((3, 1) + like.shape[3:], like.dtype)
-    Rs = [poses[int(i)][0] if int(i) in poses else eye for i in nodes]
-    ps = [poses[int(i)][1] if int(i) in poses else zero for i in nodes]
-    return jnp.concatenate(Rs, -2), jnp.concatenate(ps, -2)
+                           (3, 3, 1) + poses.R.shape[3:])
+    zero = jnp.zeros((3, 1) + poses.p.shape[2:], like.dtype)
+    idx = [poses.column[int(n)] + 1 if int(n) in poses.column else 0 for n in nodes]
+    return (take(jnp.concatenate([eye, poses.R], -2), idx),
+            take(jnp.concatenate([zero, poses.p], -2), idx))
 
 
 def folded_inertias(topo, plan, poses, mass, com, unit_inertia, nodes):
@@ -94,20 +109,17 @@ def folded_inertias(topo, plan, poses, mass, com, unit_inertia, nodes):
 
     m, c, Ibar = own(nodes)
     h = m * c
-    members = {int(r): [] for r in nodes}
-    for w in poses:
-        if int(plan.rep[w]) in members and plan.rep[w] != 0:
-            members[int(plan.rep[w])].append(w)
-    ws = np.asarray([w for r in members for w in members[r]], np.int64)
-    if not len(ws):
+    position = {int(r): i for i, r in enumerate(nodes)}
+    ws = [w for w in poses.column if plan.rep[w] != 0 and int(plan.rep[w]) in position]
+    if not ws:
         return m, h, Ibar
-    mw, cw, Iw = own(ws)
-    R = jnp.concatenate([poses[int(w)][0] for w in ws], -2)
-    p = jnp.concatenate([poses[int(w)][1] for w in ws], -2)
+    mw, cw, Iw = own(np.asarray(ws, np.int64))
+    cols = [poses.column[w] for w in ws]
+    R, p = take(poses.R, cols), take(poses.p, cols)
     I_cm = Iw - mw * (dot(cw, cw) * eye - cw[:, None] * cw[None])
     c_r = p + mv(R, cw)
     I_r = mm(R, mm(I_cm, transpose(R))) + mw * (dot(c_r, c_r) * eye - c_r[:, None] * c_r[None])
-    where = {int(w): j for j, w in enumerate(ws)}
-    groups = [[where[w] for w in members[int(r)]] for r in nodes]
+    rep = np.asarray([position[int(plan.rep[w])] for w in ws], np.int64)
+    groups = [list(np.flatnonzero(rep == i)) for i in range(len(nodes))]
     return (m + gather_sum(mw, groups), h + gather_sum(mw * c_r, groups),
             Ibar + gather_sum(I_r, groups))
