@@ -1,9 +1,10 @@
 """The dynamics kinematics of `dynamics_kinematics.py` for a batch, with the batch last.
 
 Same quantities, same formulas, laid out for element-wise code over the batch (see
-`algebra.py`): node arrays are (n, ..., B) with the nodes in *level order* (world first, then
-depth by depth, so that each tree level is a contiguous slice) and the batch on the last axis.
-Parameters may carry a batch axis of B members or of 1 (shared by all).
+`algebra.py`): arrays are components first, then the nodes, then the batch on the last axis,
+e.g. (3, 3, n, B). The nodes are the moving ones (bodies on welds are folded into them, see
+`welds.py`) in *level order*: the world first, then depth by depth, so that each tree level is
+a contiguous slice. Parameters may carry a batch axis of B members or of 1 (shared by all).
 
 Two passes run over the tree's levels (poses; Plücker velocities about Wo, which add without
 shifting: V^O_b = V^O_parent + Σ_{k ∈ b} S^O_k v_k). Everything else is per node, with no
