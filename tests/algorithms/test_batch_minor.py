@@ -71,7 +71,7 @@ def _case(kinds, seed, num_bodies=6):
         return dispatch.forward_dynamics(topo, q, v, t, refl, f, *rest)
 
     def ref(q, v, t, f):
-        return dispatch._reference(topo, q, v, t, refl, f, *rest)
+        return dispatch._fd_reference(topo, q, v, t, refl, f, *rest)
 
     expected = jax.jit(jax.vmap(ref))(Q, V, T, F)
     return dict(plant=plant, ctx=ctx, Q=Q, V=V, T=T, F=F, fast=fast, ref=ref,
@@ -104,7 +104,7 @@ def test_shared_and_batched_parameters(drake_case):
         return dispatch.forward_dynamics(topo, q, v, v, refl, None, m, *others)
 
     def ref(q, v, m):
-        return dispatch._reference(topo, q, v, v, refl, None, m, *others)
+        return dispatch._fd_reference(topo, q, v, v, refl, None, m, *others)
 
     got = jax.jit(jax.vmap(fast))(c["Q"], c["V"], M)
     assert _rel(got, jax.jit(jax.vmap(ref))(c["Q"], c["V"], M)) < TOL

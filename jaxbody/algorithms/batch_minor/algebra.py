@@ -85,6 +85,9 @@ def force_cross(V, F):
     return spatial(cross(w, n) + cross(v, f), cross(w, f))
 
 
+_MAX_RUNS = 4  # a static index list of more contiguous runs than this is one gather
+
+
 def take(x, idx, axis=-2):
     """``x`` at the static indices ``idx`` along ``axis`` (default: the node axis): slices
     where they run contiguously, else one gather."""
@@ -98,8 +101,6 @@ def take(x, idx, axis=-2):
         return jax.lax.slice_in_dim(x, 0, 0, axis=axis)
     return parts[0] if len(parts) == 1 else jnp.concatenate(parts, axis)
 
-
-_MAX_RUNS = 4  # a static index list of more contiguous runs than this is one gather
 
 
 def gather_sum(x, members, axis=-2):

@@ -66,9 +66,6 @@ def _crba_reference(topo, q, mass, com, unit_inertia, frame_R, frame_p):
     return crba.mass_matrix(topo, dk)
 
 
-_reference = _fd_reference  # the forward-dynamics reference (tests)
-
-
 # ---- batch-minor kernels, in per-sample argument order ------------------------------------
 def _fd_kernel(topo, q, v, tau, refl, F, mass, com, unit_inertia, frame_R, frame_p, gravity):
     return bm_fd.forward_dynamics(topo, q, v, tau, mass, com, unit_inertia, frame_R, frame_p,
