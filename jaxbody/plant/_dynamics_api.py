@@ -336,15 +336,19 @@ class DynamicsAPI:
         body forces of the `MultibodyForces` ``forces``, analytically
         (`algorithms/rnea_derivatives.py`)."""
         topo, P = self._topology, context.parameters
+        self._check_context(context, what)
+        disabled = self._gravity_disabled_bodies()
+        if not gravity or disabled.size == 0:  # batch-minor under vmap (every body or none)
+            F = None if forces is None else forces.body_forces().astype(vdot.dtype)
+            return batch_minor.inverse_dynamics_derivatives(
+                topo, context.q, context.v, vdot, F, P.mass, P.com, P.unit_inertia, P.frame_R,
+                P.frame_p, P.gravity if gravity else None)
         dk = self._dk(context, what)
-        mask = None
-        if gravity:
-            on = np.ones(len(self._bodies))
-            on[self._gravity_disabled_bodies()] = 0.0
-            mask = on[topo.node_body]
+        on = np.ones(len(self._bodies))
+        on[disabled] = 0.0
         F = None if forces is None else forces.body_forces()[topo.node_body]
         Dd, Dv = rnea_derivatives.inverse_dynamics_derivatives(
-            topo, dk, context.v, vdot, P.gravity if gravity else None, mask, F)
+            topo, dk, context.v, vdot, P.gravity, on[topo.node_body], F)
         return Dd @ rnea_derivatives.joint_delta_map(topo, context.q, Dd.dtype), Dv
 
     def forward_dynamics_method(self) -> str:

@@ -5,22 +5,16 @@ grad and grad of vmap; batched and shared parameters; batches larger than a chun
 
 from __future__ import annotations
 
-import functools
-
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 
 import jaxbody as jb
-import tests.helpers.random_trees as rt
 from jaxbody.algorithms.batch_minor import dispatch
 from jaxbody.algorithms.batch_minor.algebra import gather_sum, mm, mv, take
+from tests.helpers.batch_minor_cases import case as _case
 
-KIND_SETS = {
-    "drake": rt.DRAKE_KINDS,
-    "simbody": ("ball", "cylindrical", "translational", "revolute", "quaternion_floating"),
-}
 TOL = 1e-12
 
 
@@ -48,34 +42,6 @@ def case(request, small_chunks):
 def drake_case(small_chunks):
     """One case (all of Drake's joint kinds) for the costlier checks."""
     return _case("drake", 0)
-
-
-@functools.cache
-def _case(kinds, seed, num_bodies=6):
-    rng = np.random.default_rng(300 + seed)
-    plant = rt.build_jaxbody(rt.random_tree(rng, num_bodies, kinds=KIND_SETS[kinds],
-                                            free_fraction=0.2))
-    B = 8
-    states = [rt.random_state(rng, plant) for _ in range(B)]
-    Q = jnp.asarray(np.stack([s[0] for s in states]))
-    V = jnp.asarray(np.stack([s[1] for s in states]))
-    T = jnp.asarray(rng.standard_normal(V.shape))
-    F = jnp.asarray(rng.standard_normal((B, plant.num_bodies(), 6)))
-    ctx = plant.CreateDefaultContext(jnp.float64)
-    P = ctx.parameters
-    topo = plant._topology
-    rest = (P.mass, P.com, P.unit_inertia, P.frame_R, P.frame_p, P.gravity)
-    refl = plant._reflected_inertia(ctx)
-
-    def fast(q, v, t, f):
-        return dispatch.forward_dynamics(topo, q, v, t, refl, f, *rest)
-
-    def ref(q, v, t, f):
-        return dispatch._fd_reference(topo, q, v, t, refl, f, *rest)
-
-    expected = jax.jit(jax.vmap(ref))(Q, V, T, F)
-    return dict(plant=plant, ctx=ctx, Q=Q, V=V, T=T, F=F, fast=fast, ref=ref,
-                expected=expected, rest=rest, refl=refl, topo=topo)
 
 
 def test_vmap_takes_the_batch_minor_rule_and_matches(case):

@@ -1,8 +1,9 @@
 """Per-sample functions whose `jax.vmap` runs the batch-minor kernels.
 
-``forward_dynamics``, ``inverse_dynamics`` and ``mass_matrix`` take one sample (Drake's
-per-sample shapes) and return v̇ (nv,), τ (nv,) and M (nv, nv). Called plainly they run the
-per-sample reference (`dynamics_kinematics` + `aba` / `rnea` / `crba`). Under `jax.vmap` a
+``forward_dynamics``, ``inverse_dynamics``, ``mass_matrix`` and ``inverse_dynamics_derivatives``
+take one sample (Drake's per-sample shapes) and return v̇ (nv,), τ (nv,), M (nv, nv) and
+(∂τ/∂q (nv, nq), ∂τ/∂v (nv, nv)). Called plainly they run the per-sample reference
+(`dynamics_kinematics` + `aba` / `rnea` / `crba` / `rnea_derivatives`). Under `jax.vmap` a
 `jax.custom_batching.custom_vmap` rule takes over: the batch is moved to the last axis
 (components first, see `algebra.py`), cut into chunks of `CHUNK` members that stay in cache and
 run one after the other (`lax.map`), and each chunk runs the batch-minor kernel. Unbatched
@@ -24,9 +25,10 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from jaxbody.algorithms import aba, crba, rnea
+from jaxbody.algorithms import aba, crba, rnea, rnea_derivatives
 from jaxbody.algorithms.batch_minor import forward_dynamics as bm_fd
 from jaxbody.algorithms.batch_minor import inverse_dynamics as bm_id
+from jaxbody.algorithms.batch_minor import rnea_derivatives as bm_rd
 from jaxbody.algorithms.dynamics_kinematics import dynamics_kinematics
 from jaxbody.algorithms.spatial import wrench_about_origin
 
@@ -66,6 +68,14 @@ def _crba_reference(topo, q, mass, com, unit_inertia, frame_R, frame_p):
     return crba.mass_matrix(topo, dk)
 
 
+def _idd_reference(topo, q, v, vdot, F_Bo_W, mass, com, unit_inertia, frame_R, frame_p,
+                   gravity):
+    dk = dynamics_kinematics(topo, q, v, _ParamView(mass, com, unit_inertia, frame_R, frame_p))
+    F = None if F_Bo_W is None else F_Bo_W[topo.node_body]
+    Dd, Dv = rnea_derivatives.inverse_dynamics_derivatives(topo, dk, v, vdot, gravity, None, F)
+    return Dd @ rnea_derivatives.joint_delta_map(topo, q, Dd.dtype), Dv
+
+
 # ---- batch-minor kernels, in per-sample argument order ------------------------------------
 def _fd_kernel(topo, q, v, tau, refl, F, mass, com, unit_inertia, frame_R, frame_p, gravity):
     return bm_fd.forward_dynamics(topo, q, v, tau, mass, com, unit_inertia, frame_R, frame_p,
@@ -81,10 +91,16 @@ def _crba_kernel(topo, q, mass, com, unit_inertia, frame_R, frame_p):
     return bm_id.mass_matrix(topo, q, mass, com, unit_inertia, frame_R, frame_p)
 
 
+def _idd_kernel(topo, q, v, vdot, F, mass, com, unit_inertia, frame_R, frame_p, gravity):
+    return bm_rd.inverse_dynamics_derivatives(topo, q, v, vdot, mass, com, unit_inertia,
+                                              frame_R, frame_p, gravity, F)
+
+
 _FUNCTIONS = {  # name -> (reference, kernel, number of per-member arguments)
     "forward_dynamics": (_fd_reference, _fd_kernel, 3),
     "inverse_dynamics": (_id_reference, _id_kernel, 3),
     "mass_matrix": (_crba_reference, _crba_kernel, 1),
+    "inverse_dynamics_derivatives": (_idd_reference, _idd_kernel, 3),
 }
 
 
@@ -101,8 +117,8 @@ def _to_batch_minor(x, batched):
 
 
 def _from_batch_minor(out):
-    """(..., B) -> (B, ...)."""
-    return jnp.moveaxis(out, -1, 0)
+    """(..., B) -> (B, ...), for an array or a tuple of arrays."""
+    return jax.tree_util.tree_map(lambda x: jnp.moveaxis(x, -1, 0), out)
 
 
 def _chunked(kernel, args, batched, size):
@@ -125,9 +141,11 @@ def _chunked(kernel, args, batched, size):
         return kernel(*[None if a is None else _to_batch_minor(next(it) if b else a, b)
                         for a, b in zip(args, batched)])
 
-    out = jax.lax.map(one, stacked)  # (chunks, ..., CHUNK)
-    out = jnp.moveaxis(out, -1, 1)  # (chunks, CHUNK, ...)
-    return out.reshape((padded,) + out.shape[2:])[:size]
+    def unchunk(out):  # (chunks, ..., CHUNK) -> (size, ...)
+        out = jnp.moveaxis(out, -1, 1)
+        return out.reshape((padded,) + out.shape[2:])[:size]
+
+    return jax.tree_util.tree_map(unchunk, jax.lax.map(one, stacked))
 
 
 @functools.lru_cache(maxsize=128)
@@ -154,7 +172,8 @@ def _function(name, topo, present):
             if args[i] is not None and not batched[i]:
                 args[i] = jnp.broadcast_to(args[i], (axis_size,) + args[i].shape)
                 batched[i] = True
-        return _chunked(functools.partial(kernel, topo), args, batched, axis_size), True
+        out = _chunked(functools.partial(kernel, topo), args, batched, axis_size)
+        return out, jax.tree_util.tree_map(lambda _: True, out)
 
     @jax.custom_jvp
     def f_jvp(*args):
@@ -189,3 +208,12 @@ def inverse_dynamics(topo, q, v, vdot, F_Bo_W, mass, com, unit_inertia, frame_R,
 def mass_matrix(topo, q, mass, com, unit_inertia, frame_R, frame_p):
     """M(q) (nv, nv) of one sample by CRBA (no reflected inertia)."""
     return _call("mass_matrix", topo, q, mass, com, unit_inertia, frame_R, frame_p)
+
+
+def inverse_dynamics_derivatives(topo, q, v, vdot, F_Bo_W, mass, com, unit_inertia, frame_R,
+                                 frame_p, gravity):
+    """(∂τ/∂q (nv, nq), ∂τ/∂v (nv, nv)) of one sample, τ = ID(q, v, v̇) − τ_g(q) − Σ Jᵀ F
+    (`rnea_derivatives.py`); gravity: (3,) acting on every body, or None (no gravity term).
+    F_Bo_W: (num_bodies, 6) applied forces, or None."""
+    return _call("inverse_dynamics_derivatives", topo, q, v, vdot, F_Bo_W, mass, com,
+                 unit_inertia, frame_R, frame_p, gravity)

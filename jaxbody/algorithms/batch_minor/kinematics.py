@@ -246,13 +246,11 @@ def _inertia_about_origin(m, h_B, Ibar_B, R_WB, p_WB):
     return jnp.concatenate([top, bottom], 0)
 
 
-def applied_about_origin(topo, lo, bk, F_Bo_W):
-    """Σ over each moving body and the bodies welded to it of [τ + p_w × f; f] (6, n, B) for
-    applied forces F_Bo_W (6, num_bodies, b) at each body's origin, in W."""
-    def about_origin(F, p):
-        return spatial(F[:3] + cross(p, F[3:]), F[3:])
-
-    F = about_origin(take(F_Bo_W, topo.node_body[lo.nodes]), bk.p_WB)
+def welded_sum(topo, lo, bk, F_Bo_W, fn):
+    """Σ over each moving body and the bodies welded to it of ``fn(F, p)`` (..., n, B), for
+    applied forces F_Bo_W (6, num_bodies, b) at each body's origin p, in W: F (6, m, B) and
+    p (3, m, B) of the bodies taken together."""
+    F = fn(take(F_Bo_W, topo.node_body[lo.nodes]), bk.p_WB)
     position = {int(x): i for i, x in enumerate(lo.nodes)}
     poses = bk.welded
     ws = [w for w in poses.column if lo.welds.rep[w] != 0 and int(lo.welds.rep[w]) in position]
@@ -261,6 +259,13 @@ def applied_about_origin(topo, lo, bk, F_Bo_W):
     r = np.asarray([position[int(lo.welds.rep[w])] for w in ws], np.int64)
     p_rw = take(poses.p, [poses.column[w] for w in ws])
     p_w = take(bk.p_WB, r) + mv(take(bk.R_WB, r), p_rw)
-    Fw = about_origin(take(F_Bo_W, topo.node_body[np.asarray(ws, np.int64)]), p_w)
+    Fw = fn(take(F_Bo_W, topo.node_body[np.asarray(ws, np.int64)]), p_w)
     groups = [list(np.flatnonzero(r == i)) for i in range(len(lo.nodes))]
     return F + gather_sum(Fw, groups)
+
+
+def applied_about_origin(topo, lo, bk, F_Bo_W):
+    """Σ over each moving body and the bodies welded to it of [τ + p_w × f; f] (6, n, B) for
+    applied forces F_Bo_W (6, num_bodies, b) at each body's origin, in W."""
+    return welded_sum(topo, lo, bk, F_Bo_W,
+                      lambda F, p: spatial(F[:3] + cross(p, F[3:]), F[3:]))

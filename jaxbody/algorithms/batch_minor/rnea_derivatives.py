@@ -1,0 +1,215 @@
+"""The RNEA derivatives of `algorithms/rnea_derivatives.py` for a batch, with the batch last.
+
+Same math (Carpentier & Mansard 2018, generalized to Drake's joints; see that module's
+docstring for the formulas and the dof relations P, case A, case B), on the level-ordered,
+batch-minor arrays of `kinematics.py`. The static 0/1 relation matrices become padded gathers
+(`algebra.gather_sum`), the subtree sums run level by level (`inverse_dynamics.subtree_sum`),
+and of the (nv, nv) results only the entries the tree relations leave non-zero are computed:
+one 6-component dot product per (k, j) pair, gathered into place at the end.
+
+Welded bodies are folded into their moving representatives (`welds.py`): every quantity here
+(F_b, the composite inertias, the Coriolis matrices B_b, the applied-force matrices C_b) is
+linear in the bodies' inertias or forces at a shared twist, so the folded sums are exact.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxbody.algorithms.batch_minor.algebra import (
+    cross,
+    dot,
+    force_cross,
+    gather_sum,
+    mm,
+    mv,
+    skew,
+    spatial,
+    take,
+    transpose,
+)
+from jaxbody.algorithms.batch_minor.inverse_dynamics import path_sum, subtree_sum
+from jaxbody.algorithms.batch_minor.kinematics import (
+    applied_about_origin,
+    dynamics_kinematics,
+    level_order,
+    welded_sum,
+)
+from jaxbody.algorithms.rnea_derivatives import _joint_delta, relations
+from jaxbody.joints.kinds import Ball, Prismatic, QuaternionFloating, Revolute
+
+_IDENTITY_DELTA = (Revolute, Prismatic)  # kinds whose δ = dq (∂δ/∂q = 1)
+
+
+def motion_cross(a, b):
+    """a × b of two (6, ...) motions: [w_a × w_b; w_a × v_b + v_a × w_b]."""
+    return spatial(cross(a[:3], b[:3]), cross(a[:3], b[3:]) + cross(a[3:], b[:3]))
+
+
+def _motion_cross_matrix(V):
+    """(6, 6, ...) X with X x = V × x."""
+    w, u = skew(V[:3]), skew(V[3:])
+    z = jnp.zeros_like(w)
+    return jnp.concatenate([jnp.concatenate([w, z], 1), jnp.concatenate([u, w], 1)], 0)
+
+
+def _coriolis_matrices(M, V):
+    """B_b (6, 6, n, B) with B_b x = M_b (x × V_b) + x ×* (M_b V_b) + V_b ×* (M_b x)."""
+    X = _motion_cross_matrix(V)
+    h = mv(M, V)
+    hn, hf = skew(h[:3]), skew(h[3:])
+    z = jnp.zeros_like(hn)
+    Hbar = -jnp.concatenate([jnp.concatenate([hn, hf], 1), jnp.concatenate([hf, z], 1)], 0)
+    return Hbar - mm(M, X) - mm(transpose(X), M)
+
+
+class _Plan:
+    """Static gathers of one topology: the relation matrices as member lists, and the (k, j)
+    pairs of case A and case B with their place in the (nv, nv) result."""
+
+    def __init__(self, topo):
+        rel = relations(topo)
+
+        def members(mat):
+            return [list(np.flatnonzero(row)) for row in np.asarray(mat) > 0]
+
+        self.Pt, self.Mu = members(rel.Pt), members(rel.Mu)
+        self.Q, self.to_j = members(rel.Q), members(rel.to_j)
+        self.pair_j, self.pair_k = rel.pair_j, rel.pair_k
+        self.case_a, self.case_b, self.not_moved = rel.case_a, rel.case_b, rel.not_moved
+
+
+@functools.lru_cache(maxsize=64)
+def plan(topo) -> _Plan:
+    return _Plan(topo)
+
+
+def _outer(L, R):
+    """Σ_c L[c, k] R[c, j] (B, nv, nv) of (m, nv, B) arrays, batch first: as one batched
+    matrix product (a dot, which XLA does not fuse with what reads it; written out
+    element-wise, the transposes to the caller's layout fused into it and made it 6x slower)."""
+    return jnp.einsum("ckb,cjb->bkj", L, R)
+
+
+def _dense(pl, L, R, S, Z, Y=None):
+    """(B, nv, nv): L_k · R_j (+ Y_k · S_j where j does not move column k) where case A holds,
+    S_k · Z_j where case B holds, 0 elsewhere."""
+    DA = _outer(L, R)
+    if Y is not None:
+        DA = DA + pl.not_moved * _outer(Y, S)
+    return jnp.where(pl.case_a, DA, jnp.where(pl.case_b, _outer(S, Z), 0.0))
+
+
+def _applied_matrices(topo, lo, bk, F_Bo_W):
+    """(G (3, 3, n, B), f (3, n, B)): the applied forces' own change beyond S ×* F, summed over
+    each moving body and the bodies welded to it, C_b S = [G_b w; −f_b × w] for a twist
+    S = [w; u] (see `rnea_derivatives._applied_force_matrices`: G = K − [n]×)."""
+    eye = jnp.eye(3, dtype=bk.p_WB.dtype)[:, :, None, None]
+
+    def K(F, p):  # (p · f) 1 − p fᵀ
+        f = F[3:]
+        return dot(p, f) * eye - p[:, None] * f[None]
+
+    Fo = applied_about_origin(topo, lo, bk, F_Bo_W)
+    G = welded_sum(topo, lo, bk, F_Bo_W, K) - skew(Fo[:3])
+    return G, Fo[3:]
+
+
+def _quaternion_delta(qg):
+    """∂δ/∂q (k, 3, 4, B) of quaternions qg = (w, x, y, z) (k, 4, B) whose rotation is that of
+    q/|q|, δ the angular velocity in F: ω = (2/|q|) (ŵ dv − dw v̂ + v̂ × dv), v the vector part
+    (the radial direction maps to 0)."""
+    norm = jnp.sqrt(dot(qg.swapaxes(0, 1), qg.swapaxes(0, 1)))  # (k, B)
+    w, x, y, z = (qg[:, i] / norm for i in range(4))
+    rows = [[-x, w, -z, y], [-y, z, w, -x], [-z, -y, x, w]]  # columns: dw, then dv
+    return jnp.stack([jnp.stack(r, 1) for r in rows], 1) * (2.0 / norm)[:, None, None]
+
+
+def _delta_map(topo, q, Dd):
+    """Dd (B, nv, nv) · ∂δ/∂q -> (B, nv, nq) (see `rnea_derivatives.joint_delta_map`)."""
+    B, nv = Dd.shape[0], Dd.shape[1]
+    cols, where = [], []
+    for g in topo.groups:
+        kind, k = g.kind, len(g.nodes)
+        if not kind.nv:
+            continue
+        Ddg = take(Dd, g.vidx.reshape(-1), 2).reshape(B, nv, k, kind.nv)
+        if kind in _IDENTITY_DELTA:
+            out = Ddg
+        elif kind in (QuaternionFloating, Ball):  # [quaternion, identity]
+            qg = take(q, g.qidx[:, :4].reshape(-1), 0).reshape(k, 4, q.shape[-1])
+            delta = jnp.moveaxis(_quaternion_delta(qg).astype(Dd.dtype), -1, 0)  # (B, k, 3, 4)
+            rot = jnp.einsum("bnka,bkaq->bnkq", Ddg[..., :3], delta)
+            out = jnp.concatenate([rot, Ddg[..., 3:]], -1)
+        else:
+            qg = take(q, g.qidx.reshape(-1), 0).reshape(k, kind.nq, q.shape[-1])
+            consts = {n: np.asarray(c) for n, c in g.constants.items()}
+            per_joint = jax.vmap(functools.partial(_joint_delta, kind), (0, 0))
+            delta = jax.vmap(per_joint, (-1, None))(qg, consts)  # (B, k, nv_g, nq_g)
+            out = jnp.einsum("bnka,bkaq->bnkq", Ddg, delta.astype(Dd.dtype))
+        cols.append(out.reshape(B, nv, -1))
+        where.append(g.qidx.reshape(-1))
+    if not cols:
+        return jnp.zeros((B, nv, topo.nq), Dd.dtype)
+    return take(jnp.concatenate(cols, 2), np.argsort(np.concatenate(where)), 2)
+
+
+def inverse_dynamics_derivatives(topo, q, v, vdot, mass, com, unit_inertia, frame_R, frame_p,
+                                 gravity=None, F_Bo_W=None):
+    """(∂τ/∂q (nv, nq, B), ∂τ/∂v (nv, nv, B)) of τ = ID(q, v, v̇) − τ_g(q) − Σ_b J_bᵀ F_b.
+
+    q (nq, B), v and vdot (nv, B); parameters as in `kinematics.dynamics_kinematics`; gravity
+    (3, b) or None (no gravity term; every body feels it otherwise); F_Bo_W: applied spatial
+    forces (6, num_bodies, b) on each body at Bo in W (fixed in W), or None."""
+    lo, pl = level_order(topo), plan(topo)
+    bk = dynamics_kinematics(topo, q, v, mass, com, unit_inertia, frame_R, frame_p)
+    S, own = bk.S_O, lo.dof_node
+    Sv = S * v
+    Sdot = motion_cross(gather_sum(Sv, pl.Pt), S)
+    dV = -motion_cross(S, gather_sum(Sv, pl.Mu))
+    Anm = gather_sum(S * vdot + Sdot * v, pl.Mu)
+    alpha = -motion_cross(S, Anm) - motion_cross(dV, take(bk.V_O, own))
+    if len(pl.pair_j):
+        Wp = gather_sum(Sv, pl.Q)
+        Ep = motion_cross(motion_cross(take(S, pl.pair_j), Wp), take(S, pl.pair_k))
+        alpha = alpha - gather_sum(Ep * take(v, pl.pair_k, 0), pl.to_j)
+
+    A = path_sum(lo, bk.c_O + gather_sum(S * vdot, lo.node_dofs))
+    if gravity is not None:
+        g = gravity.astype(S.dtype)[:, None]
+        A = A - spatial(jnp.zeros_like(g), g)
+        alpha = alpha + spatial(jnp.zeros_like(S[:3]), cross(S[:3], g))  # + S × [0; g]
+    F = mv(bk.M_O, A) + force_cross(bk.V_O, mv(bk.M_O, bk.V_O))
+    if F_Bo_W is not None:
+        F = F - applied_about_origin(topo, lo, bk, F_Bo_W)
+    F = jnp.concatenate([jnp.zeros_like(F[:, :1]), F[:, 1:]], -2)  # the world's
+    Fsub = take(subtree_sum(lo, F), own)
+    Ic = take(subtree_sum(lo, bk.M_O), own)
+    Bc = take(subtree_sum(lo, _coriolis_matrices(bk.M_O, bk.V_O)), own)
+    IcS, BcTS = mv(Ic, S), mv(transpose(Bc), S)
+    a, b, n, f = S[:3], S[3:], Fsub[:3], Fsub[3:]
+    Y = spatial(cross(n, a) + cross(f, b), cross(f, a))  # S_k · (S_j ×* Fsub_k) = Y_k · S_j
+
+    # ∂τ/∂δ: case A pairs from the dof's own composite quantities, case B from Zq at j.
+    Lq, Rq = jnp.concatenate([IcS, BcTS]), jnp.concatenate([alpha, dV])
+    Zq = mv(Ic, alpha) + mv(Bc, dV) + force_cross(S, Fsub)
+    if F_Bo_W is not None:
+        G, fa = _applied_matrices(topo, lo, bk, F_Bo_W)
+        G = jnp.concatenate([jnp.zeros_like(G[:, :, :1]), G[:, :, 1:]], -2)
+        fa = jnp.concatenate([jnp.zeros_like(fa[:, :1]), fa[:, 1:]], -2)
+        Gc, fc = take(subtree_sum(lo, G), own), take(subtree_sum(lo, fa), own)
+        CcTS = mv(transpose(Gc), a) + cross(fc, b)  # the angular half of Ccᵀ S (the rest is 0)
+        Lq, Rq = jnp.concatenate([Lq, CcTS]), jnp.concatenate([Rq, a])
+        Zq = Zq + spatial(mv(Gc, a), -cross(fc, a))
+    Dd = _dense(pl, Lq, Rq, S, Zq, Y)
+
+    # ∂τ/∂v.
+    R = Sdot + dV
+    Zv = mv(Ic, R) + mv(Bc, S)
+    Dv = _dense(pl, jnp.concatenate([IcS, BcTS]), jnp.concatenate([R, S]), S, Zv)
+    Dq = _delta_map(topo, q, Dd)
+    return jnp.moveaxis(Dq, 0, -1), jnp.moveaxis(Dv, 0, -1)  # batch last, as every kernel
