@@ -85,6 +85,21 @@ def force_cross(V, F):
     return spatial(cross(w, n) + cross(v, f), cross(w, f))
 
 
+def inertia_parts(M):
+    """(Ī (3, 3, ...), k (3, ...), m (1, ...)) of spatial inertias about a point,
+    M = [[Ī, [k]×], [[k]×ᵀ, m 1]] (6, 6, ...): 13 numbers instead of 36, and what sums of them
+    (composite inertias) keep."""
+    return M[:3, :3], jnp.stack([M[2, 4], M[0, 5], M[1, 3]]), M[3:4, 3]
+
+
+def inertia_times(parts, x):
+    """M x (6, ...) for M given by `inertia_parts` and motions x = [w; u] (6, ...):
+    [Ī w + k × u; w × k + m u]."""
+    I, k, m = parts
+    w, u = x[:3], x[3:]
+    return spatial(_mv(I, w) + cross(k, u), cross(w, k) + m * u)
+
+
 _MAX_RUNS = 4  # a static index list of more contiguous runs than this is one gather
 
 

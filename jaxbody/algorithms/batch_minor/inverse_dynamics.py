@@ -14,7 +14,14 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbody.algorithms.batch_minor.algebra import dot, force_cross, gather_sum, mv, take
+from jaxbody.algorithms.batch_minor.algebra import (
+    dot,
+    force_cross,
+    gather_sum,
+    inertia_parts,
+    inertia_times,
+    take,
+)
 from jaxbody.algorithms.batch_minor.kinematics import (
     applied_about_origin,
     dynamics_kinematics,
@@ -58,7 +65,8 @@ def inverse_dynamics(topo, q, v, vdot, mass, com, unit_inertia, frame_R, frame_p
     bk = dynamics_kinematics(topo, q, v, mass, com, unit_inertia, frame_R, frame_p)
     a_own = gather_sum(bk.S_O * vdot, lo.node_dofs)  # Σ_{k ∈ b} S_k v̇_k
     A = path_sum(lo, bk.c_O + a_own)
-    F = mv(bk.M_O, A) + force_cross(bk.V_O, mv(bk.M_O, bk.V_O))
+    M = inertia_parts(bk.M_O)
+    F = inertia_times(M, A) + force_cross(bk.V_O, inertia_times(M, bk.V_O))
     if F_Bo_W is not None:
         F = F - applied_about_origin(topo, lo, bk, F_Bo_W)
     F = jnp.concatenate([jnp.zeros_like(F[:, :1]), F[:, 1:]], -2)  # the world's
@@ -71,8 +79,8 @@ def mass_matrix(topo, q, mass, com, unit_inertia, frame_R, frame_p):
     nv, B, dtype = topo.nv, q.shape[-1], q.dtype
     v0 = jnp.zeros((nv, B), dtype)
     bk = dynamics_kinematics(topo, q, v0, mass, com, unit_inertia, frame_R, frame_p)
-    Ic = subtree_sum(lo, bk.M_O)
-    F = mv(take(Ic, lo.dof_node), bk.S_O)  # Ic_{b(k)} S_k, (6, nv, B)
+    Ic = [take(subtree_sum(lo, x), lo.dof_node) for x in inertia_parts(bk.M_O)]
+    F = inertia_times(Ic, bk.S_O)  # Ic_{b(k)} S_k, (6, nv, B)
     anc = topo.ancestor[topo.dof_node][:, topo.dof_node]  # anc[k, l]: b(l) ⪯ b(k)
     ks, ls = np.nonzero(anc)
     pairs = dot(take(F, ks), take(bk.S_O, ls))  # (npairs, B)
