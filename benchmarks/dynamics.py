@@ -3,7 +3,7 @@ jaxbody vs Pinocchio vs Drake.
 
     python -m benchmarks.dynamics [--models panda go1 g1] [--batches 1 64 1024 4096]
         [--jac-batches 1 64] [--kernels rnea crba aba fd_crba aba_jac] [--repeats 3]
-        [--min-time 0.02] [--ref-samples 32] [--autodiff-samples 4]
+        [--min-time 0.02] [--ref-samples 32] [--autodiff-samples 4] [--devices 1] [--merge]
 
 Models: by default the real robots of `benchmarks.urdf_models.BENCHMARK_MODELS` (panda with
 welded fingers, go1, g1: example-robot-data URDFs parsed by all three engines, the Pinocchio q/v
@@ -24,6 +24,13 @@ in a Python loop over ``--ref-samples`` states (``--autodiff-samples`` for AutoD
 cost per sample does not depend on the batch. Every compiled jaxbody kernel is first checked
 against Drake (same q/v layout) on the batch it is timed on, to `CHECK_TOL`; otherwise the
 script exits without reporting. Ratios are speedups: other engine's time per sample / jaxbody's.
+
+``--devices N`` (N > 1) forces N XLA:CPU host devices and runs each jaxbody kernel as
+``jax.jit(jax.shard_map(jax.vmap(f)))`` with the batch split over them (one per core: what
+`jaxbody.simulation.sharding.sharded_vmap` does), so the ratio is per machine against the other
+engines' single thread; its rows carry ``devices`` and the README table lists them apart.
+``--merge`` replaces, in the existing JSON, the rows of the kernels (and device count) rerun, and
+keeps the others, noting what was merged.
 """
 
 from __future__ import annotations
@@ -88,13 +95,32 @@ def jaxbody_kernels(plant):
             "aba": fd("aba"), "fd_crba": fd("crba"), "aba_jac": aba_jac}
 
 
+def _compiled_batch(plant, kernel, context, args):
+    """(fn, args): ``fn(context, *args)`` maps the kernel over the batch, on one device, or
+    split over every device (`--devices`) when the batch divides among them."""
+    import jax
+    import jax.numpy as jnp
+    from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+    f = jax.vmap(jaxbody_kernels(plant)[kernel], in_axes=(None, 0, 0, 0))
+    args = [jnp.asarray(a) for a in args]
+    devices = jax.devices()
+    if len(devices) == 1 or len(args[0]) % len(devices):
+        return jax.jit(f), args, 1
+    mesh = Mesh(np.asarray(devices), ("batch",))
+    spec = PartitionSpec("batch")
+    args = [jax.device_put(a, NamedSharding(mesh, spec)) for a in args]
+    mapped = jax.shard_map(lambda q, v, x: f(context, q, v, x), mesh=mesh,
+                           in_specs=(spec, spec, spec), out_specs=spec)
+    return jax.jit(lambda ctx, q, v, x: mapped(q, v, x)), args, len(devices)
+
+
 def bench_jaxbody(plant, kernel, args, expected, repeats, min_time):
     import jax
     import jax.numpy as jnp
 
     context = plant.CreateDefaultContext(jnp.float64)
-    fn = jax.jit(jax.vmap(jaxbody_kernels(plant)[kernel], in_axes=(None, 0, 0, 0)))
-    args = [jnp.asarray(a) for a in args]
+    fn, args, devices = _compiled_batch(plant, kernel, context, args)
     t0 = time.perf_counter()
     lowered = fn.lower(context, *args)
     t1, c1 = time.perf_counter(), time.process_time()
@@ -108,7 +134,7 @@ def bench_jaxbody(plant, kernel, args, expected, repeats, min_time):
                        f"by {err:.3e} (tolerance {CHECK_TOL:.0e})")
     stats = measure(lambda: jax.block_until_ready(compiled(context, *args)), repeats, min_time)
     return dict(stats, lower_s=lower_s, compile_s=compile_s, compile_cpu_s=compile_cpu_s,
-                max_discrepancy_vs_drake=err)
+                max_discrepancy_vs_drake=err, devices=devices)
 
 
 # ---- Drake --------------------------------------------------------------------------------------
@@ -319,6 +345,23 @@ def run(args):
             "results": rows}
 
 
+def _row_key(r):
+    return r["kernel"], r["engine"], r.get("devices", 1) if r["engine"] == "jaxbody" else 1
+
+
+def merge(old, new):
+    """``old`` with the rows of ``new``'s (kernel, engine, devices) replacing its own."""
+    rerun = {_row_key(r) for r in new["results"]}
+    rows = [r for r in old["results"] if _row_key(r) not in rerun] + new["results"]
+    note = (f"{', '.join(new['settings']['kernels'])} rows (devices "
+            f"{new['settings']['devices']}) rerun on {new['created']}")
+    merged = dict(old, results=rows, summary=summarize(rows))
+    merged["merged"] = "; ".join(x for x in (old.get("merged"), note) if x)
+    merged.setdefault("reruns", []).append({k: new[k] for k in ("created", "settings",
+                                                                 "versions", "machine")})
+    return merged
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--models", nargs="+", default=list(urdf_models.BENCHMARK_MODELS),
@@ -334,7 +377,14 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--machine", default=default_machine_name(), help="tag in the file name")
     ap.add_argument("--out-dir", type=Path, default=Path(__file__).resolve().parent / "results")
+    ap.add_argument("--devices", type=int, default=1,
+                    help="XLA:CPU host devices the jaxbody batch is split over (one per core)")
+    ap.add_argument("--merge", action="store_true",
+                    help="replace only the rerun kernels' rows in the existing JSON")
     args = ap.parse_args(argv)
+    if args.devices > 1:  # before JAX starts
+        os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + " --xla_force_host_"
+                                   f"platform_device_count={args.devices}").strip()
     try:
         report = run(args)
     except AssertionError as e:  # Mismatch, or engines whose q/v layouts disagree
@@ -342,6 +392,8 @@ def main(argv=None):
     args.out_dir.mkdir(parents=True, exist_ok=True)
     urdf = all(m in urdf_models.BENCHMARK_MODELS for m in args.models)
     path = args.out_dir / f"dynamics_{'urdf_' if urdf else ''}{args.machine}.json"
+    if args.merge and path.exists():
+        report = merge(json.loads(path.read_text()), report)
     path.write_text(json.dumps(report, indent=1, default=str) + "\n")
     print(f"\nwrote {path}")
     return report

@@ -87,7 +87,9 @@ def test_speedups_read_every_ratio_convention():
         {"engine": "pinocchio", "model": "arm7", "batch": 64}]}
     dyn = {"benchmark": "dynamics", "results": [
         {"engine": "jaxbody", "model": "arm7", "kernel": "aba", "batch": 1,
-         "speedup_vs_pinocchio": 0.25, "speedup_vs_drake": 3.0}]}
+         "speedup_vs_pinocchio": 0.25, "speedup_vs_drake": 3.0},
+        {"engine": "jaxbody", "model": "arm7", "kernel": "aba", "batch": 64, "devices": 2,
+         "speedup_vs_pinocchio": 1.5}]}
     contact = {"benchmark": "contact", "results": [
         {"engine": "jaxbody", "scene": "sphere1", "batch": 2, "jaxbody/drake_serial": 7.0,
          "jaxbody_per_core/mujoco": 0.2, "target_drake_20x_met": False},
@@ -98,10 +100,11 @@ def test_speedups_read_every_ratio_convention():
                    ("forward_kinematics", "arm7", 64, "drake"): 10.0,
                    ("dynamics", "arm7 aba", 1, "pinocchio"): 0.25,
                    ("dynamics", "arm7 aba", 1, "drake"): 3.0,
+                   ("dynamics", "arm7 aba 2 devices", 64, "pinocchio"): 1.5,
                    ("contact", "sphere1", 2, "drake_serial"): 7.0,
                    ("contact", "sphere1", 2, "mujoco (per core)"): 0.2}
     table = bench.table(rows)
-    assert table[0].split() == ["benchmark", "case", "batch", "vs", "speedup"] and len(table) == 9
+    assert table[0].split() == ["benchmark", "case", "batch", "vs", "speedup"] and len(table) == 10
 
 
 def test_bench_outside_a_checkout_is_one_line(tmp_path):

@@ -69,6 +69,8 @@ def speedups(report) -> list:
         case = " ".join(str(r[k]) for k in ("model", "scene", "kernel", "question") if k in r)
         if r.get("dtype", "float64") != "float64":
             case += f" {r['dtype']}"
+        if r.get("devices", 1) > 1:  # the batch split over one device per core
+            case += f" {r['devices']} devices"
         for key, value in r.items():
             if not isinstance(value, (int, float)) or isinstance(value, bool):
                 continue

@@ -39,3 +39,25 @@ def test_dynamics_benchmark_smoke(tmp_path):
     assert {"panda_fd_gradient_speedup_vs_drake_autodiff"} <= set(summary["targets"])
     assert [c["batch"] for c in summary["fd_aba_vs_crba"]] == [1]
     assert report["results"] == rows
+
+
+def test_merge_replaces_only_the_rerun_rows():
+    def row(kernel, engine, t, devices=None):
+        r = {"model": "panda", "kernel": kernel, "engine": engine, "batch": 64,
+             "per_sample_median_s": t, "throughput_per_s": 1 / t, "speedup_vs_pinocchio": 1.0,
+             "speedup_vs_drake": 2.0}
+        return r if devices is None else dict(r, devices=devices)
+
+    old = {"results": [row("aba", "jaxbody", 1.0, 1), row("aba", "pinocchio", 1.0),
+                       row("rnea", "jaxbody", 1.0, 1), row("aba", "jaxbody", 0.6, 2)],
+           "created": "old"}
+    new = {"results": [row("aba", "jaxbody", 0.5, 1), row("aba", "pinocchio", 0.9)],
+           "created": "new", "settings": {"kernels": ["aba"], "devices": 1}, "versions": {},
+           "machine": {}}
+    merged = dynamics.merge(old, new)
+    got = sorted((r["kernel"], r["engine"], r.get("devices"), r["per_sample_median_s"])
+                 for r in merged["results"])
+    assert got == [("aba", "jaxbody", 1, 0.5), ("aba", "jaxbody", 2, 0.6),
+                   ("aba", "pinocchio", None, 0.9), ("rnea", "jaxbody", 1, 1.0)]
+    assert "aba rows (devices 1) rerun on new" in merged["merged"]
+    assert merged["reruns"][0]["created"] == "new"
