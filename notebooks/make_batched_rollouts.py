@@ -75,13 +75,11 @@ def policy(t, x, params):
 def randomized(key):
     \"\"\"One environment: trunk mass x U(0.8, 1.2), friction U(0.3, 1.0), a small push.\"\"\"
     k1, k2, k3 = jax.random.split(key, 3)
-    p = ctx0.parameters
-    mass = p.mass.at[int(trunk.index())].multiply(jax.random.uniform(k1, (), minval=0.8, maxval=1.2))
+    scale = jax.random.uniform(k1, (), minval=0.8, maxval=1.2)
     mu = jax.random.uniform(k2, (), minval=0.3, maxval=1.0)
-    contact = {**p.contact, "dynamic_friction": jnp.full_like(p.contact["dynamic_friction"], mu),
-               "static_friction": jnp.full_like(p.contact["static_friction"], mu)}
-    v = ctx0.v + 0.05 * jax.random.normal(k3, (nv,))
-    return ctx0.replace(v=v, parameters=p.__class__(**{**p.__dict__, "mass": mass, "contact": contact}))
+    ctx = trunk.SetMass(ctx0, scale * trunk.get_mass(ctx0))
+    ctx = plant.SetContactParameters(ctx, static_friction=mu, dynamic_friction=mu)  # every geometry
+    return ctx.replace(v=ctx0.v + 0.05 * jax.random.normal(k3, (nv,)))
 
 CHUNK = 25  # steps per compiled call
 

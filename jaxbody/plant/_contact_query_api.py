@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -36,6 +37,7 @@ from jaxbody.geometry import GeometryId, GeometrySet, Role
 from jaxbody.geometry.collision.candidates import collision_candidates
 from jaxbody.geometry.collision.contact_properties import (
     PARAMETER_NAMES,
+    STIFFNESS,
     default_hunt_crossley_dissipation,
     geometry_contact_parameters,
 )
@@ -213,6 +215,60 @@ class ContactQueryAPI:
         _, pk = self._position_kinematics(context, "CalcPointContacts")
         nodes = self._topology.body_node
         return calc_point_contacts(query, pk.R_WB[nodes], pk.p_WB[nodes], contact)
+
+    def SetContactParameters(self, context, geometry_ids=None, **values):
+        """A new Context with contact parameters of collision geometries replaced (Drake changes
+        them through SceneGraph's ``AssignRole(..., RoleAssign.kReplace)`` on a context; here they
+        are Context leaves, so this is pure, jit-able and vmappable: domain randomization is
+        ``jax.vmap(lambda mu: plant.SetContactParameters(ctx, static_friction=mu,
+        dynamic_friction=mu))(mus)``).
+
+        Args:
+            context: the Context to start from (left unchanged).
+            geometry_ids: a collision `GeometryId`, a sequence of them, or None for every
+                collision geometry of the plant.
+            **values: any of ``point_contact_stiffness`` (N/m), ``relaxation_time`` (s),
+                ``hunt_crossley_dissipation`` (s/m), ``static_friction``, ``dynamic_friction``:
+                a scalar (every geometry named) or an array with one entry per geometry named.
+                Concrete values must be >= 0 (stiffness may be inf); traced ones are not checked.
+        """
+        self._check_context(context, "SetContactParameters")
+        unknown = sorted(set(values) - set(PARAMETER_NAMES))
+        if unknown:
+            raise TypeError(f"SetContactParameters: unknown parameter(s) {unknown}; expected any "
+                            f"of {list(PARAMETER_NAMES)}")
+        index = self._collision_geometry_indices("SetContactParameters", geometry_ids)
+        contact = dict(context.parameters.contact)
+        for name, value in values.items():
+            x = jnp.asarray(value)
+            if x.shape not in ((), (len(index),)):
+                raise ValueError(f"SetContactParameters: {name} must be a scalar or have shape "
+                                 f"({len(index)},) (one per geometry named), got {x.shape}")
+            if not isinstance(x, jax.core.Tracer):
+                ok = (x >= 0) & (np.isfinite(x) | ((x == np.inf) & (name == STIFFNESS)))
+                if not np.all(ok):
+                    raise ValueError(f"SetContactParameters: {name} must be finite and >= 0, "
+                                     f"got {np.asarray(x)}")
+            contact[name] = contact[name].at[index].set(x.astype(contact[name].dtype))
+        return context.replace(parameters=dataclasses.replace(context.parameters,
+                                                              contact=contact))
+
+    def GetContactParameters(self, context, geometry_id) -> dict:
+        """``{name: value}`` of one collision geometry's contact parameters in ``context`` (the
+        names of `SetContactParameters`)."""
+        self._check_context(context, "GetContactParameters")
+        i = self.GetCollisionGeometryIndex(geometry_id)
+        return {name: context.parameters.contact[name][i] for name in PARAMETER_NAMES}
+
+    def _collision_geometry_indices(self, what, geometry_ids):
+        n = len(self._collision_geometries())
+        if n == 0:
+            raise ValueError(f"{what}: the plant has no collision geometry")
+        if geometry_ids is None:
+            return np.arange(n)
+        ids = [geometry_ids] if isinstance(geometry_ids, (GeometryId, int, np.integer)) else \
+            list(geometry_ids)
+        return np.asarray([self.GetCollisionGeometryIndex(g) for g in ids], np.int64)
 
     def GetCollisionGeometryIndex(self, geometry_id) -> int:
         """The index of a collision geometry in ``context.parameters.contact`` arrays."""

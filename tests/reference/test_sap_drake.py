@@ -138,11 +138,9 @@ def test_gradient_through_a_contact_rollout_is_finite_and_matches_fd():
 
     @jax.jit
     def final_x(mu):
-        c = ctx.parameters.contact
-        params = ctx.parameters.__class__(**{**ctx.parameters.__dict__,
-                                             "contact": {**c, "dynamic_friction": c["dynamic_friction"] * mu}})
-        return jb.discrete_rollout(plant, ctx.replace(parameters=params), num_steps=30,
-                                   save_trajectory=False).final_state[4]
+        mu_d = ctx.parameters.contact["dynamic_friction"] * mu  # every collision geometry
+        c = plant.SetContactParameters(ctx, dynamic_friction=mu_d)
+        return jb.discrete_rollout(plant, c, num_steps=30, save_trajectory=False).final_state[4]
 
     g = jax.grad(final_x)(1.0)
     fd = (final_x(1.0 + 1e-5) - final_x(1.0 - 1e-5)) / 2e-5

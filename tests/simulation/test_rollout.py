@@ -111,7 +111,8 @@ def actuated():
 
 def _loss(plant, ctx, x0, us, masses):
     c = plant.SetPositionsAndVelocities(ctx, x0)
-    c = c.replace(parameters=c.parameters.__class__(**{**c.parameters.__dict__, "mass": masses}))
+    for i in range(1, plant.num_bodies()):  # the world's mass is not a parameter
+        c = plant.get_body(jb.BodyIndex(i)).SetMass(c, masses[i])
     out = jb.rollout(plant, c, None, us.shape[0], 0.01, controls=us, save_trajectory=False)
     return jnp.sum(out.final_state**2)
 

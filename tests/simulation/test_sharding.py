@@ -32,9 +32,7 @@ SCRIPT = textwrap.dedent("""
     masses = 1.0 + 0.1 * jnp.arange(B)
 
     def run(v, m):
-        p = ctx.parameters
-        p = p.__class__(**{**p.__dict__, "mass": p.mass.at[1].set(m)})
-        c = ctx.replace(v=v, parameters=p)
+        c = plant.get_body(jb.BodyIndex(1)).SetMass(ctx.replace(v=v), m)
         return jb.discrete_rollout(plant, c, num_steps=50, save_trajectory=False).final_state
 
     out = sharded_vmap(run)(vs, masses)
