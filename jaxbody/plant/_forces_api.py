@@ -55,7 +55,8 @@ class ForcesAPI:
         return len(self._force_elements)
 
     def get_force_element(self, force_element_index):
-        return self._get(self._force_elements, force_element_index, "get_force_element")
+        return self._get(self._force_elements, force_element_index, "get_force_element",
+                         ForceElementIndex)
 
     def gravity_field(self) -> UniformGravityFieldElement:
         return self._force_elements[0]

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from jaxbody.plant.elements import ModelInstanceIndex
+from jaxbody.plant.elements import (
+    BodyIndex,
+    FrameIndex,
+    JointActuatorIndex,
+    JointIndex,
+    ModelInstanceIndex,
+    check_index,
+)
 
 
 def _fmt_instance(plant, mi):
@@ -19,23 +26,23 @@ class LookupAPI:
     def world_frame(self):
         return self._frames[0]
 
-    def _get(self, seq, index, what):
-        i = int(index)
+    def _get(self, seq, index, what, kind):
+        i = check_index(index, kind, what)
         if not 0 <= i < len(seq):
             raise IndexError(f"{what}: index {i} out of range [0, {len(seq)})")
         return seq[i]
 
     def get_body(self, body_index):
-        return self._get(self._bodies, body_index, "get_body")
+        return self._get(self._bodies, body_index, "get_body", BodyIndex)
 
     def get_joint(self, joint_index):
-        return self._get(self._joints, joint_index, "get_joint")
+        return self._get(self._joints, joint_index, "get_joint", JointIndex)
 
     def get_frame(self, frame_index):
-        return self._get(self._frames, frame_index, "get_frame")
+        return self._get(self._frames, frame_index, "get_frame", FrameIndex)
 
     def get_joint_actuator(self, actuator_index):
-        return self._get(self._actuators, actuator_index, "get_joint_actuator")
+        return self._get(self._actuators, actuator_index, "get_joint_actuator", JointActuatorIndex)
 
     # --- Counters -------------------------------------------------------------------------------
     def num_bodies(self) -> int:

@@ -20,6 +20,17 @@ class _Index(int):
         return int(self) >= 0
 
 
+def check_index(index, kind, what) -> int:
+    """``index`` as an int, for a lookup that takes a ``kind`` (an `_Index` subclass): another
+    kind of typed index is refused, as Drake's type-safe indices are (a JointIndex is not a
+    BodyIndex); a plain integer is accepted."""
+    if isinstance(index, _Index) and not isinstance(index, kind):
+        raise TypeError(f"{what}: expected a {kind.__name__}, got {index!r}")
+    if isinstance(index, (bool, np.bool_)) or not isinstance(index, (int, np.integer)):
+        raise TypeError(f"{what}: expected a {kind.__name__}, got {index!r}")
+    return int(index)
+
+
 class BodyIndex(_Index):
     """Index of a body in its plant; ``BodyIndex(0)`` is the world."""
 

@@ -44,6 +44,7 @@ from jaxbody.plant.elements import (
     JointIndex,
     ModelInstanceIndex,
     RigidBody,
+    check_index,
 )
 from jaxbody.plant.fingerprint import plant_fingerprint
 from jaxbody.plant.topology import compile_topology
@@ -133,8 +134,8 @@ class MultibodyPlant(ContactQueryAPI, LookupAPI, NamesAPI, StateAPI, KinematicsA
 
     def _check_instance(self, model_instance, what):
         try:
-            mi = int(model_instance)
-        except (TypeError, ValueError):
+            mi = check_index(model_instance, ModelInstanceIndex, what)
+        except TypeError:
             raise TypeError(f"{what}: expected a ModelInstanceIndex, got {model_instance!r} (look "
                             "one up by name with GetModelInstanceByName)") from None
         if not 0 <= mi < len(self._instance_names):
