@@ -109,7 +109,9 @@ print(f"{len(jax.devices())} device(s), {os.cpu_count()} CPU(s); first call (com
 print(f"{B} envs x {9 * CHUNK} more steps in {run:.1f} s: {B * 9 * CHUNK / run:,.0f} env-steps/s; "
       f"all SAP solves converged: {bool(np.all(np.stack(conv) == 1))}; mean Newton iterations/step {np.mean(iters):.2f}")
 height = snaps[:, :, base_p + 2]; forward = snaps[-1, :, base_p] - snaps[0, :, base_p]
-print(f"trunk height at 0.5 s: {height[-1].mean():.3f} ± {height[-1].std():.3f} m; fallen (< 0.15 m): {(height[-1] < 0.15).sum()}")"""),
+print(f"trunk height at 0.5 s: {height[-1].mean():.3f} ± {height[-1].std():.3f} m; fallen (< 0.15 m): {(height[-1] < 0.15).sum()}")
+assert np.all(np.stack(conv) == 1), "a SAP solve did not converge"
+assert np.all(height[-1] >= 0.15), "an environment fell""""),
     ("md", """## Throughput while trotting
 
 From the states at 0.5 s (every foot in contact or about to be), the first B environments are
