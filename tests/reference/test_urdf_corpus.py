@@ -29,6 +29,9 @@ POSE_TOL = 1e-14  # frame and geometry poses: the same numbers through the same 
 INERTIA_TOL = 1e-12  # mass, COM, unit inertia, relative to max(1, mass)
 
 FILES = robot_files.all_urdfs()
+# The corpus as installed on 2026-11-25 (example-robot-data and Drake's wheel): 83 URDFs, 74 of
+# which both engines load. A smaller corpus would make the comparisons below quietly weaker.
+MIN_FILES, MIN_LOADED = 80, 70
 pytestmark = pytest.mark.skipif(not FILES, reason="no robot description wheels installed")
 
 
@@ -103,6 +106,9 @@ def test_the_same_files_load(corpus):
     for path, (_, why_ref, jp, why) in corpus.items():
         if jp is None:
             print(f"  rejected {robot_files.short_name(path)}: {why}\n    (pydrake: {why_ref})")
+    assert len(corpus) >= MIN_FILES and len(loaded) >= MIN_LOADED, (
+        f"the corpus shrank: {len(corpus)} URDFs, {len(loaded)} loaded (expected at least "
+        f"{MIN_FILES} and {MIN_LOADED}); check the installed robot description wheels")
     missing = [robot_files.short_name(p) for p in accepted if corpus[p][2] is None]
     assert not missing, f"pydrake accepts but jaxbody rejects: {missing}"
     extra = [robot_files.short_name(p) for p in loaded if corpus[p][0] is None]
