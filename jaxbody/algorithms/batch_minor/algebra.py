@@ -79,6 +79,11 @@ def spatial(ang, lin):
     return jnp.concatenate([ang, lin])
 
 
+def motion_cross(a, b):
+    """a × b of two (6, ...) motions: [w_a × w_b; w_a × v_b + v_a × w_b]."""
+    return spatial(cross(a[:3], b[:3]), cross(a[:3], b[3:]) + cross(a[3:], b[:3]))
+
+
 def force_cross(V, F):
     """V ×* F for (6, ...) motion V and force F: [w × n + v × f; w × f]."""
     w, v, n, f = V[:3], V[3:], F[:3], F[3:]

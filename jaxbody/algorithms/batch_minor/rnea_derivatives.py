@@ -4,8 +4,9 @@ Same math (Carpentier & Mansard 2018, generalized to Drake's joints; see that mo
 docstring for the formulas and the dof relations P, case A, case B), on the level-ordered,
 batch-minor arrays of `kinematics.py`. The static 0/1 relation matrices become padded gathers
 (`algebra.gather_sum`), the subtree sums run level by level (`inverse_dynamics.subtree_sum`),
-and of the (nv, nv) results only the entries the tree relations leave non-zero are computed:
-one 6-component dot product per (k, j) pair, gathered into place at the end.
+composite inertias and Coriolis matrices keep only their non-zero structure (13 and 12 numbers
+instead of 36), and the (nv, nv) results are outer products of a few component rows written
+out over the batch, masked by the tree relations (case A, case B).
 
 Welded bodies are folded into their moving representatives (`welds.py`): every quantity here
 (F_b, the composite inertias, the Coriolis matrices B_b, the applied-force matrices C_b) is
@@ -29,6 +30,7 @@ from jaxbody.algorithms.batch_minor.algebra import (
     inertia_times,
     materialize,
     mm,
+    motion_cross,
     mv,
     skew,
     spatial,
@@ -46,11 +48,6 @@ from jaxbody.algorithms.rnea_derivatives import _joint_delta, relations
 from jaxbody.joints.kinds import Ball, Prismatic, QuaternionFloating, Revolute
 
 _IDENTITY_DELTA = (Revolute, Prismatic)  # kinds whose δ = dq (∂δ/∂q = 1)
-
-
-def motion_cross(a, b):
-    """a × b of two (6, ...) motions: [w_a × w_b; w_a × v_b + v_a × w_b]."""
-    return spatial(cross(a[:3], b[:3]), cross(a[:3], b[3:]) + cross(a[3:], b[:3]))
 
 
 def _coriolis_parts(M, V):
@@ -74,8 +71,8 @@ def _coriolis_parts(M, V):
 
 
 class _Plan:
-    """Static gathers of one topology: the relation matrices as member lists, and the (k, j)
-    pairs of case A and case B with their place in the (nv, nv) result."""
+    """Static gathers of one topology: the relation matrices as member lists, the in-joint
+    (j, k) pairs, and the (nv, nv) masks of case A, case B and "j does not move column k"."""
 
     def __init__(self, topo):
         rel = relations(topo)
