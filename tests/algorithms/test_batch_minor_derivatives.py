@@ -8,28 +8,16 @@ forward dynamics under `jax.vmap`, which reach them through the implicit-functio
 from __future__ import annotations
 
 import jax
-import jax.numpy as jnp
 import pytest
 
 import jaxbody as jb
 from jaxbody.algorithms.batch_minor import dispatch
 from tests.helpers.batch_minor_cases import case as _case
+from tests.helpers.batch_minor_cases import rel as _rel
+from tests.helpers.batch_minor_cases import small_chunks
 
 TOL = 1e-12
-
-
-def _rel(a, b):
-    return float(jnp.abs(a - b).max()) / max(1.0, float(jnp.abs(b).max()))
-
-
-@pytest.fixture(scope="module", autouse=True)
-def small_chunks():
-    """Chunks of 3 members, so that a batch of 8 runs three chunks, the last one padded."""
-    old, dispatch.CHUNK = dispatch.CHUNK, 3
-    dispatch._function.cache_clear()
-    yield
-    dispatch.CHUNK = old
-    dispatch._function.cache_clear()
+small_chunks = pytest.fixture(scope="module", autouse=True)(small_chunks)
 
 
 # (kinds, seed, gravity and applied forces): every combination's compile costs about 10 s,

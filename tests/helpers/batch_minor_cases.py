@@ -18,6 +18,21 @@ KIND_SETS = {
 }
 
 
+def rel(a, b):
+    """max |a − b| relative to max(1, max |b|)."""
+    return float(jnp.abs(a - b).max()) / max(1.0, float(jnp.abs(b).max()))
+
+
+def small_chunks():
+    """(A fixture body.) Chunks of 3 members, so that a batch of 8 runs three chunks, the last
+    one padded; the dispatcher's compiled functions are rebuilt before and after."""
+    old, dispatch.CHUNK = dispatch.CHUNK, 3
+    dispatch._function.cache_clear()
+    yield
+    dispatch.CHUNK = old
+    dispatch._function.cache_clear()
+
+
 @functools.cache
 def case(kinds, seed, num_bodies=6):
     rng = np.random.default_rng(300 + seed)
