@@ -36,7 +36,9 @@ import numpy as np
 from jaxbody.geometry import GeometryId, GeometrySet, Role
 from jaxbody.geometry.collision.candidates import collision_candidates
 from jaxbody.geometry.collision.contact_properties import (
+    DYNAMIC_FRICTION,
     PARAMETER_NAMES,
+    STATIC_FRICTION,
     STIFFNESS,
     default_hunt_crossley_dissipation,
     geometry_contact_parameters,
@@ -250,6 +252,13 @@ class ContactQueryAPI:
                     raise ValueError(f"SetContactParameters: {name} must be finite and >= 0, "
                                      f"got {np.asarray(x)}")
             contact[name] = contact[name].at[index].set(x.astype(contact[name].dtype))
+        mu_s, mu_d = contact[STATIC_FRICTION], contact[DYNAMIC_FRICTION]
+        if not isinstance(mu_s, jax.core.Tracer) and not isinstance(mu_d, jax.core.Tracer):
+            bad = np.flatnonzero(np.asarray(mu_d) > np.asarray(mu_s))
+            if bad.size:  # Drake's CoulombFriction: static >= dynamic
+                raise ValueError(f"SetContactParameters: dynamic friction exceeds static friction "
+                                 f"at collision geometry index {bad.tolist()} (static "
+                                 f"{np.asarray(mu_s)[bad]}, dynamic {np.asarray(mu_d)[bad]})")
         return context.replace(parameters=dataclasses.replace(context.parameters,
                                                               contact=contact))
 
@@ -268,7 +277,11 @@ class ContactQueryAPI:
             return np.arange(n)
         ids = [geometry_ids] if isinstance(geometry_ids, (GeometryId, int, np.integer)) else \
             list(geometry_ids)
-        return np.asarray([self.GetCollisionGeometryIndex(g) for g in ids], np.int64)
+        index = np.asarray([self.GetCollisionGeometryIndex(g) for g in ids], np.int64)
+        if len(set(index.tolist())) != len(index):
+            raise ValueError(f"{what}: a collision geometry is listed more than once in "
+                             f"{[int(g) for g in ids]}")
+        return index
 
     def GetCollisionGeometryIndex(self, geometry_id) -> int:
         """The index of a collision geometry in ``context.parameters.contact`` arrays."""

@@ -89,6 +89,10 @@ def test_bad_input_names_the_problem(scene):
         plant.SetContactParameters(ctx, g_ball, relaxation_time=np.inf)
     with pytest.raises(ValueError, match="is not the id of a collision geometry"):
         plant.SetContactParameters(ctx, jb.GeometryId(12345), dynamic_friction=0.1)
+    with pytest.raises(ValueError, match="dynamic friction exceeds static friction"):
+        plant.SetContactParameters(ctx, g_ball, dynamic_friction=0.9)  # static stays 0.5
+    with pytest.raises(ValueError, match="listed more than once"):
+        plant.SetContactParameters(ctx, [g_ball, g_ball], dynamic_friction=0.1)
     c = plant.SetContactParameters(ctx, g_ball, point_contact_stiffness=np.inf)  # rigid: allowed
     assert np.isinf(float(plant.GetContactParameters(c, g_ball)["point_contact_stiffness"]))
     bare = jb.MultibodyPlant(0.001)
