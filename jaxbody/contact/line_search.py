@@ -35,7 +35,7 @@ def exact_line_search(p, v, dv, grad, ell_at_max_fn, params):
     ``ell_at_max_fn(alpha)`` evaluates ℓ(v + α dv) (used once for Drake's early exit).
     """
     dtype = v.dtype
-    dp = p.A @ dv
+    dp = sp.mul_A(p, dv)
     d2A = dv @ dp
     vc, vl = sp.constraint_velocities(p, v)
     dvc, dvl = sp.constraint_velocities(p, dv)

@@ -17,7 +17,9 @@ import jax
 import jax.numpy as jnp
 
 from jaxbody.contact import constraints as C
+from jaxbody.contact.tree_hessian import TreeHessian, from_tree, limit_rows, to_tree, tree_blocks
 from jaxbody.contact.tree_jacobian import TreeJacobian
+from jaxbody.math.small_spd import block_matvec
 
 
 @jax.tree_util.register_dataclass
@@ -38,6 +40,9 @@ class SapProblem:
         Rl, vhat_l, active_l: (nl,) their regularization, bias and mask.
         scale_mask: (nv,) 1 for velocities of trees that have an active constraint (Drake's
             "participating" dofs, used by the stopping criterion), 0 elsewhere.
+        A_tree: None, or (T+1, d, d) the tree blocks of A (`tree_hessian.tree_blocks`) when
+            ``Jc`` is in tree form: products with A then cost O(T·d²), not O(nv²).
+            `sap_solver.solve` fills it in (`with_tree_blocks`).
     """
 
     A: jax.Array
@@ -52,6 +57,7 @@ class SapProblem:
     vhat_l: jax.Array
     active_l: jax.Array
     scale_mask: jax.Array
+    A_tree: jax.Array | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -66,6 +72,28 @@ class SapSolverParameters:
     line_search_max_iterations: int = 100
     alpha_max: float = 1.5
     line_search_f_tolerance: float = 1e-8
+    # jaxbody's own: how each Newton system H Δv = −∇ℓ is solved. "dense": one Cholesky of H
+    # (nv × nv); "pcg": conjugate gradients on H in tree layout with block-Jacobi
+    # preconditioning (`tree_hessian`), to relative preconditioned residual ``cg_tolerance``
+    # within ``cg_max_iterations`` (0: 2·nv); "auto": "pcg" when the contact Jacobian is in
+    # tree form (several trees), else "dense".
+    linear_solver: str = "auto"
+    cg_tolerance: float = 1e-10
+    cg_max_iterations: int = 0
+
+
+def with_tree_blocks(p: SapProblem) -> SapProblem:
+    """``p`` with ``A_tree`` set when its Jacobian is in tree form (unchanged otherwise)."""
+    if p.Jc.is_dense or p.A_tree is not None:
+        return p
+    return dataclasses.replace(p, A_tree=tree_blocks(p.Jc, p.A))
+
+
+def mul_A(p: SapProblem, x):
+    """A x for x (nv,), by tree blocks when ``p.A_tree`` is set."""
+    if p.A_tree is None:
+        return p.A @ x
+    return from_tree(p.Jc, block_matvec(p.A_tree, to_tree(p.Jc, x)))
 
 
 def constraint_velocities(p: SapProblem, v):
@@ -89,13 +117,13 @@ def constraint_cost(p: SapProblem, gc, gl):
 def cost(p: SapProblem, v):
     dv = v - p.v_star
     gc, gl = impulses(p, *constraint_velocities(p, v))
-    return 0.5 * dv @ (p.A @ dv) + constraint_cost(p, gc, gl)
+    return 0.5 * dv @ mul_A(p, dv) + constraint_cost(p, gc, gl)
 
 
 def gradient(p: SapProblem, v):
     """∇ℓ(v) = A(v − v*) − Jᵀγ: the momentum residual."""
     gc, gl = impulses(p, *constraint_velocities(p, v))
-    return p.A @ (v - p.v_star) - generalized_impulse(p, gc, gl)
+    return mul_A(p, v - p.v_star) - generalized_impulse(p, gc, gl)
 
 
 def hessian(p: SapProblem, v):
@@ -105,3 +133,12 @@ def hessian(p: SapProblem, v):
     Gl = C.limit_hessian(vl, p.Rl, p.vhat_l, p.active_l)
     H = p.A + p.Jc.congruence(Gc)
     return H + jnp.einsum("ln,l,lm->nm", p.Jl, Gl, p.Jl)
+
+
+def tree_hessian(p: SapProblem, v):
+    """H(v) as a `TreeHessian` (tree-blocked operator; needs ``p.Jc`` in tree form)."""
+    vc, vl = constraint_velocities(p, v)
+    Gc = C.cone_hessian(vc, p.Rc, p.vhat_c, p.mu, p.active_c)
+    Gl = C.limit_hessian(vl, p.Rl, p.vhat_l, p.active_l)
+    A_tree = tree_blocks(p.Jc, p.A) if p.A_tree is None else p.A_tree
+    return TreeHessian(A_tree, p.Jc, Gc, limit_rows(p.Jc, p.Jl), Gl)

@@ -1,7 +1,10 @@
 """SAP's Newton solver with exact line search, and the implicit gradient of its solution.
 
 Iterations (Drake's ``SapSolver::SolveWithGuessImpl``), from the guess v₀:
-    H(v) Δv = −∇ℓ(v)  (dense Cholesky),   α = exact line search,   v ← v + αΔv,
+    H(v) Δv = −∇ℓ(v),   α = exact line search,   v ← v + αΔv,
+the Newton system solved by a dense Cholesky of H on a plant with one tree, and on several trees
+by conjugate gradients in tree layout with block-Jacobi preconditioning (`pcg`, `tree_hessian`:
+cost O(trees·d² + contacts·d) per product instead of O(nv³) per factorization),
 stopping when the momentum residual, scaled by D = diag(A)^-½ over the participating velocities,
 satisfies  ‖D∇ℓ‖ ≤ εa + εr·max(‖D A v‖, ‖D Jᵀγ‖)  (Drake: εa = 1e-14, εr = 1e-6), or when the
 cost stalls (|Δℓ| < 1e-30 + 1e-15·ℓ with α > 0.5), or after ``max_iterations``. Everything is a
@@ -24,12 +27,16 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
+from jax.custom_batching import sequential_vmap
 
 from jaxbody.contact import sap_problem as sp
+from jaxbody.contact import tree_hessian as th
 from jaxbody.contact.line_search import exact_line_search
+from jaxbody.contact.pcg import pcg
 from jaxbody.contact.sap_problem import SapProblem, SapSolverParameters
 from jaxbody.contact.tree_jacobian import TreeJacobian
 from jaxbody.math.cholesky import cholesky, cholesky_solve, spd_solve
+from jaxbody.math.small_spd import block_matvec
 
 
 class SapStatistics(NamedTuple):
@@ -42,6 +49,8 @@ class SapStatistics(NamedTuple):
         scale: final momentum scale max(‖DAv‖, ‖DJᵀγ‖).
         converged: 1.0 if a stopping criterion was met, else 0.0.
         cost: final ℓ(v).
+        linear_iterations: total conjugate-gradient iterations of the Newton systems (the
+            number of Cholesky solves with ``linear_solver="dense"``).
     """
 
     iterations: jax.Array
@@ -50,66 +59,133 @@ class SapStatistics(NamedTuple):
     scale: jax.Array
     converged: jax.Array
     cost: jax.Array
+    linear_iterations: jax.Array
 
 
 def _residual(p: SapProblem, v):
     """(‖D∇ℓ‖, max(‖DAv‖, ‖DJᵀγ‖)), D = diag(A)^-½ on participating velocities."""
     gc, gl = sp.impulses(p, *sp.constraint_velocities(p, v))
     jc = sp.generalized_impulse(p, gc, gl)
-    Av = p.A @ v
+    Av = sp.mul_A(p, v)
     d = p.scale_mask / jnp.sqrt(jnp.diagonal(p.A))
-    grad = Av - p.A @ p.v_star - jc
+    grad = Av - sp.mul_A(p, p.v_star) - jc
     return jnp.linalg.norm(d * grad), jnp.maximum(jnp.linalg.norm(d * Av),
                                                   jnp.linalg.norm(d * jc)), grad
 
 
+def _uses_pcg(p: SapProblem, params: SapSolverParameters):
+    if params.linear_solver not in ("auto", "dense", "pcg"):
+        raise ValueError("SapSolverParameters.linear_solver must be 'auto', 'dense' or 'pcg', "
+                         f"got {params.linear_solver!r}")
+    if params.linear_solver == "pcg" and p.Jc.is_dense:
+        raise ValueError("SapSolverParameters.linear_solver='pcg' needs the contact Jacobian in "
+                         "tree form (a plant with several trees); this problem's is dense")
+    return params.linear_solver != "dense" and not p.Jc.is_dense
+
+
+def _pcg_solver(p: SapProblem, params: SapSolverParameters):
+    """solve(v, b) = H(v)⁻¹ b by preconditioned conjugate gradients in tree layout:
+    (x (nv,), iterations)."""
+    nv = p.v_star.shape[0]
+    max_it = params.cg_max_iterations or 2 * nv
+
+    def solve_at(v, b):
+        H = sp.tree_hessian(p, v)
+        Minv = H.block_jacobi_inverse()
+        x, it = pcg(H.matvec, lambda r: block_matvec(Minv, r), th.to_tree(p.Jc, b),
+                    params.cg_tolerance, max_it)
+        return th.from_tree(p.Jc, x), it
+
+    return solve_at
+
+
+def _newton_direction(p: SapProblem, params: SapSolverParameters):
+    """direction(v, grad) = (−H(v)⁻¹ grad, linear-solver iterations)."""
+    if _uses_pcg(p, params):
+        solve_at = _pcg_solver(p, params)
+
+        def direction(v, grad):
+            x, it = solve_at(v, -grad)
+            return x, it
+    else:
+        def direction(v, grad):
+            return -cholesky_solve(cholesky(sp.hessian(p, v)), grad), jnp.asarray(1)
+    return direction
+
+
 def _newton(p: SapProblem, v_guess, params: SapSolverParameters):
     dtype = v_guess.dtype
+    direction = _newton_direction(p, params)
 
     def optimality(res, scale):
         return res <= params.abs_tolerance + params.rel_tolerance * scale
 
+    # State: v, ℓ(v), ∇ℓ(v), (residual, scale) at v, iterations, line-search and linear-solver
+    # iterations, done. ∇ℓ comes with the residual, so each iteration evaluates it once.
     def cond(s):
-        _, _, it, _, done, _ = s
-        return (~done) & (it < params.max_iterations)
+        return (~s["done"]) & (s["it"] < params.max_iterations)
 
     def body(s):
-        v, ell, it, ls_it, _, _ = s
-        grad = sp.gradient(p, v)
-        H = sp.hessian(p, v)
-        dv = -cholesky_solve(cholesky(H), grad)
+        v, ell, grad = s["v"], s["ell"], s["grad"]
+        dv, n_lin = direction(v, grad)
         alpha, n_ls = exact_line_search(p, v, dv, grad, lambda a: sp.cost(p, v + a * dv), params)
         v_new = v + alpha * dv
         ell_new = sp.cost(p, v_new)
-        res, scale, _ = _residual(p, v_new)
+        res, scale, grad_new = _residual(p, v_new)
         stall = (jnp.abs(ell - ell_new) < params.cost_abs_tolerance + params.cost_rel_tolerance
                  * 0.5 * (jnp.abs(ell) + jnp.abs(ell_new))) & (alpha > 0.5)
-        done = optimality(res, scale) | stall
-        return v_new, ell_new, it + 1, ls_it + n_ls, done, res
+        return dict(v=v_new, ell=ell_new, grad=grad_new, res=res, scale=scale, it=s["it"] + 1,
+                    ls_it=s["ls_it"] + n_ls, lin_it=s["lin_it"] + n_lin,
+                    done=optimality(res, scale) | stall)
 
-    res0, scale0, _ = _residual(p, v_guess)
-    init = (v_guess, sp.cost(p, v_guess), jnp.asarray(0), jnp.asarray(0),
-            optimality(res0, scale0), res0)
-    v, ell, it, ls_it, done, res = jax.lax.while_loop(cond, body, init)
-    _, scale, _ = _residual(p, v)
-    stats = SapStatistics(it.astype(dtype), ls_it.astype(dtype), res, scale,
-                          done.astype(dtype), ell)
+    res0, scale0, grad0 = _residual(p, v_guess)
+    zero = jnp.asarray(0)
+    init = dict(v=v_guess, ell=sp.cost(p, v_guess), grad=grad0, res=res0, scale=scale0, it=zero,
+                ls_it=zero, lin_it=zero, done=optimality(res0, scale0))
+    s = jax.lax.while_loop(cond, body, init)
+    v = s["v"]
+    stats = SapStatistics(s["it"].astype(dtype), s["ls_it"].astype(dtype), s["res"], s["scale"],
+                          s["done"].astype(dtype), s["ell"], s["lin_it"].astype(dtype))
     return v, stats
+
+
+def _newton_tuple(p, v_guess, params_tuple):
+    return _newton(p, v_guess, SapSolverParameters(*params_tuple))
+
+
+def _newton_batched(p, v_guess, params_tuple):
+    """The Newton solve, batched per platform (picked when lowering): on CPU a ``vmap`` runs one
+    solve per member in a loop (``sequential_vmap``), so each member pays for its own
+    iterations instead of every member running the batch's slowest Newton, line-search and
+    conjugate-gradient loops (measured 2.8x faster per env on 8 spheres, batch 64; the
+    vectorized iterations were no faster per member than one problem alone); elsewhere (GPU)
+    the vectorized ``while_loop`` with finished members held fixed."""
+    fn = partial(_newton_tuple, params_tuple=params_tuple)
+    return jax.lax.platform_dependent(p, v_guess, cpu=sequential_vmap(fn), default=fn)
 
 
 @partial(jax.custom_jvp, nondiff_argnums=(2,))
 def _solve(p: SapProblem, v_guess, params_tuple):
-    return _newton(p, v_guess, SapSolverParameters(*params_tuple))
+    return _newton_batched(p, v_guess, params_tuple)
 
 
 @_solve.defjvp
 def _solve_jvp(params_tuple, primals, tangents):
     p, v_guess = primals
     dp, _ = tangents
-    v, stats = _newton(p, v_guess, SapSolverParameters(*params_tuple))
+    v, stats = _newton_batched(p, v_guess, params_tuple)
     # ∂m/∂θ · dθ at fixed v, then dv = −H⁻¹ (that).
     _, dm = jax.jvp(lambda prob: sp.gradient(prob, v), (p,), (dp,))
-    dv = -spd_solve(jax.lax.stop_gradient(sp.hessian(p, v)), dm)
+    params = SapSolverParameters(*params_tuple)
+    p0 = jax.lax.stop_gradient(p)
+    if _uses_pcg(p0, params):
+        solve_at = _pcg_solver(p0, params)
+        H = sp.tree_hessian(p0, v)
+        dv = -jax.lax.custom_linear_solve(
+            lambda x: th.from_tree(p0.Jc, H.matvec(th.to_tree(p0.Jc, x))), dm,
+            solve=lambda _, r: solve_at(v, r)[0], symmetric=True)
+    else:
+        dv = -spd_solve(jax.lax.stop_gradient(sp.hessian(p, v)), dm)
     zero_stats = jax.tree_util.tree_map(jnp.zeros_like, stats)
     return (v, stats), (dv, zero_stats)
 
@@ -125,6 +201,7 @@ def solve(problem: SapProblem, v_guess, params: SapSolverParameters | None = Non
                         "Jacobian with TreeJacobian.from_dense), got "
                         f"{type(problem.Jc).__name__}")
     params = params or SapSolverParameters()
+    problem = sp.with_tree_blocks(problem)
     v_guess = jnp.asarray(v_guess, problem.v_star.dtype)
     # Velocities of trees without an active constraint are v* exactly (A is block diagonal by
     # tree); only the participating ones are iterated on (and measured by the criterion).
