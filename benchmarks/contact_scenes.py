@@ -332,6 +332,24 @@ def spheres_in_box(n: int = 27) -> Scene:
     return Scene(bodies, geoms)
 
 
+def sphere_pile(n: int = 12) -> Scene:
+    """n spheres dropped onto a ground halfspace (no walls) from a loose lattice m wide (m = 2
+    for n ≤ 12, else ⌈√(n/4)⌉), 10.6 cm apart with ±3 mm random lateral offsets, the lowest
+    layer 2 mm above the ground: they land, collide and spread into a pile."""
+    rng = np.random.default_rng(1000 + n)
+    m = 2 if n <= 12 else int(np.ceil(np.sqrt(n / 4)))
+    bodies, geoms = [], [Geom("world", ("halfspace",))]
+    for i in range(n):
+        z, rest = divmod(i, m * m)
+        y, x = divmod(rest, m)
+        off = rng.uniform(-3e-3, 3e-3, 2)
+        p = (0.106 * (x - (m - 1) / 2) + off[0], 0.106 * (y - (m - 1) / 2) + off[1],
+             RADIUS + 2e-3 + 0.106 * z)
+        bodies.append(_sphere(f"s{i}", p))
+        geoms.append(Geom(f"s{i}", ("sphere", RADIUS)))
+    return Scene(bodies, geoms)
+
+
 FOOT_RADIUS = 0.03
 
 
@@ -349,9 +367,20 @@ def quadruped_standing() -> Scene:
     return Scene([], geoms, quadruped=True, base_p=(0.0, 0.0, float(z)))
 
 
+def quadruped_falling() -> Scene:
+    """The standing quadruped dropped from 1 cm above touchdown, rolled 0.2 rad and pitched
+    0.1 rad: its feet land one after the other and the PD-held legs catch it."""
+    standing = quadruped_standing()
+    x, y, z = standing.base_p
+    return dataclasses.replace(standing, base_p=(x, y, z + 0.01), base_rpy=(0.2, 0.1, 0.0))
+
+
 SCENES = {
     "sphere1": lambda: spheres_on_ground(1),
     "spheres8": lambda: spheres_on_ground(8),
+    "pile12": lambda: sphere_pile(12),
     "spheres27_box": lambda: spheres_in_box(27),
+    "pile100": lambda: sphere_pile(100),
     "quadruped": quadruped_standing,
+    "quadruped_falling": quadruped_falling,
 }

@@ -63,14 +63,18 @@ class SapStatistics(NamedTuple):
 
 
 def _residual(p: SapProblem, v):
-    """(‖D∇ℓ‖, max(‖DAv‖, ‖DJᵀγ‖)), D = diag(A)^-½ on participating velocities."""
+    """(‖D∇ℓ‖, max(‖DAv‖, ‖DJᵀγ‖), ∇ℓ(v), ℓ(v)), D = diag(A)^-½ on participating velocities
+    (the impulses evaluated once for all four)."""
     gc, gl = sp.impulses(p, *sp.constraint_velocities(p, v))
     jc = sp.generalized_impulse(p, gc, gl)
     Av = sp.mul_A(p, v)
     d = p.scale_mask / jnp.sqrt(jnp.diagonal(p.A))
-    grad = Av - sp.mul_A(p, p.v_star) - jc
+    dv = v - p.v_star
+    A_dv = sp.mul_A(p, dv)
+    grad = A_dv - jc
+    ell = 0.5 * dv @ A_dv + sp.constraint_cost(p, gc, gl)
     return jnp.linalg.norm(d * grad), jnp.maximum(jnp.linalg.norm(d * Av),
-                                                  jnp.linalg.norm(d * jc)), grad
+                                                  jnp.linalg.norm(d * jc)), grad, ell
 
 
 def _uses_pcg(p: SapProblem, params: SapSolverParameters):
@@ -130,17 +134,16 @@ def _newton(p: SapProblem, v_guess, params: SapSolverParameters):
         dv, n_lin = direction(v, grad)
         alpha, n_ls = exact_line_search(p, v, dv, grad, lambda a: sp.cost(p, v + a * dv), params)
         v_new = v + alpha * dv
-        ell_new = sp.cost(p, v_new)
-        res, scale, grad_new = _residual(p, v_new)
+        res, scale, grad_new, ell_new = _residual(p, v_new)
         stall = (jnp.abs(ell - ell_new) < params.cost_abs_tolerance + params.cost_rel_tolerance
                  * 0.5 * (jnp.abs(ell) + jnp.abs(ell_new))) & (alpha > 0.5)
         return dict(v=v_new, ell=ell_new, grad=grad_new, res=res, scale=scale, it=s["it"] + 1,
                     ls_it=s["ls_it"] + n_ls, lin_it=s["lin_it"] + n_lin,
                     done=optimality(res, scale) | stall)
 
-    res0, scale0, grad0 = _residual(p, v_guess)
+    res0, scale0, grad0, ell0 = _residual(p, v_guess)
     zero = jnp.asarray(0)
-    init = dict(v=v_guess, ell=sp.cost(p, v_guess), grad=grad0, res=res0, scale=scale0, it=zero,
+    init = dict(v=v_guess, ell=ell0, grad=grad0, res=res0, scale=scale0, it=zero,
                 ls_it=zero, lin_it=zero, done=optimality(res0, scale0))
     s = jax.lax.while_loop(cond, body, init)
     v = s["v"]
