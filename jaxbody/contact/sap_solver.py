@@ -81,6 +81,10 @@ def _uses_pcg(p: SapProblem, params: SapSolverParameters):
     if params.linear_solver not in ("auto", "dense", "pcg"):
         raise ValueError("SapSolverParameters.linear_solver must be 'auto', 'dense' or 'pcg', "
                          f"got {params.linear_solver!r}")
+    if not (params.cg_tolerance > 0) or int(params.cg_max_iterations) < 0:
+        raise ValueError("SapSolverParameters: cg_tolerance must be > 0 and cg_max_iterations "
+                         f">= 0 (0: 2·nv), got {params.cg_tolerance!r} and "
+                         f"{params.cg_max_iterations!r}")
     if params.linear_solver == "pcg" and p.Jc.is_dense:
         raise ValueError("SapSolverParameters.linear_solver='pcg' needs the contact Jacobian in "
                          "tree form (a plant with several trees); this problem's is dense")

@@ -165,6 +165,9 @@ def test_bad_linear_solver_settings_are_refused():
     p = multi_tree_problem(0)
     with pytest.raises(ValueError, match="linear_solver must be"):
         solve(p, jnp.zeros(NV), SapSolverParameters(linear_solver="qr"))
+    for bad in (dict(cg_tolerance=0.0), dict(cg_max_iterations=-1)):
+        with pytest.raises(ValueError, match="cg_tolerance must be > 0"):
+            solve(p, jnp.zeros(NV), SapSolverParameters(**bad))
     dense = SapProblem(p.A, p.v_star, TreeJacobian.from_dense(p.Jc.to_dense()), p.Rc, p.vhat_c,
                        p.mu, p.active_c, p.Jl, p.Rl, p.vhat_l, p.active_l, p.scale_mask)
     with pytest.raises(ValueError, match="tree form"):
