@@ -17,7 +17,7 @@ import jax
 import jax.numpy as jnp
 
 from jaxbody.contact import constraints as C
-from jaxbody.contact.tree_hessian import TreeHessian, from_tree, limit_rows, to_tree, tree_blocks
+from jaxbody.contact.tree_hessian import TreeHessian, limit_rows, tree_blocks
 from jaxbody.contact.tree_jacobian import TreeJacobian
 from jaxbody.math.small_spd import block_matvec
 
@@ -93,7 +93,7 @@ def mul_A(p: SapProblem, x):
     """A x for x (nv,), by tree blocks when ``p.A_tree`` is set."""
     if p.A_tree is None:
         return p.A @ x
-    return from_tree(p.Jc, block_matvec(p.A_tree, to_tree(p.Jc, x)))
+    return p.Jc.from_tree(block_matvec(p.A_tree, p.Jc.to_tree(x)))
 
 
 def constraint_velocities(p: SapProblem, v):

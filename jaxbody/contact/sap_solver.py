@@ -30,7 +30,6 @@ import jax.numpy as jnp
 from jax.custom_batching import sequential_vmap
 
 from jaxbody.contact import sap_problem as sp
-from jaxbody.contact import tree_hessian as th
 from jaxbody.contact.line_search import exact_line_search
 from jaxbody.contact.pcg import pcg
 from jaxbody.contact.sap_problem import SapProblem, SapSolverParameters
@@ -100,9 +99,9 @@ def _pcg_solver(p: SapProblem, params: SapSolverParameters):
     def solve_at(v, b):
         H = sp.tree_hessian(p, v)
         Minv = H.block_jacobi_inverse()
-        x, it = pcg(H.matvec, lambda r: block_matvec(Minv, r), th.to_tree(p.Jc, b),
+        x, it = pcg(H.matvec, lambda r: block_matvec(Minv, r), p.Jc.to_tree(b),
                     params.cg_tolerance, max_it)
-        return th.from_tree(p.Jc, x), it
+        return p.Jc.from_tree(x), it
 
     return solve_at
 
@@ -189,7 +188,7 @@ def _solve_jvp(params_tuple, primals, tangents):
         solve_at = _pcg_solver(p0, params)
         H = sp.tree_hessian(p0, v)
         dv = -jax.lax.custom_linear_solve(
-            lambda x: th.from_tree(p0.Jc, H.matvec(th.to_tree(p0.Jc, x))), dm,
+            lambda x: p0.Jc.from_tree(H.matvec(p0.Jc.to_tree(x))), dm,
             solve=lambda _, r: solve_at(v, r)[0], symmetric=True)
     else:
         dv = -spd_solve(jax.lax.stop_gradient(sp.hessian(p, v)), dm)

@@ -29,7 +29,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.custom_batching import sequential_vmap
 
-from jaxbody.math.small_spd import block_matvec, spd_block_inverse
+from jaxbody.math.small_spd import block_matvec, gather_blocks, spd_block_inverse
 
 
 def _factor_native(A):
@@ -115,10 +115,5 @@ def block_diagonal_spd_solve(A, b, blocks):
         raise ValueError("block_diagonal_spd_solve: blocks must be a (T, d) int array holding "
                          f"each of 0..{n - 1} once, padded with {n}")
     blocks = jnp.asarray(blocks)
-    pad = blocks == n
-    Ap = jnp.pad(A, ((0, 1), (0, 1)))
-    Ab = Ap[blocks[:, :, None], blocks[:, None, :]]
-    eye = jnp.eye(blocks.shape[1], dtype=A.dtype)
-    Ab = jnp.where(pad[:, :, None] | pad[:, None, :], eye, Ab)
-    xb = block_matvec(spd_block_inverse(Ab), jnp.pad(b, (0, 1))[blocks])
+    xb = block_matvec(spd_block_inverse(gather_blocks(A, blocks)), jnp.pad(b, (0, 1))[blocks])
     return jnp.zeros(n + 1, xb.dtype).at[blocks].set(xb)[:n]

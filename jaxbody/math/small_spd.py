@@ -40,6 +40,17 @@ def spd_block_inverse(A):
     return M
 
 
+def gather_blocks(A, index):
+    """(T, d, d) the diagonal blocks A[index[t]][:, index[t]] of A (n, n), for ``index`` (T, d)
+    int rows padded with n; pad entries hold an identity block (so each block stays SPD)."""
+    n = A.shape[0]
+    Ap = jnp.pad(A, ((0, 1), (0, 1)))
+    blocks = Ap[index[:, :, None], index[:, None, :]]
+    pad = index == n
+    eye = jnp.eye(index.shape[1], dtype=A.dtype)
+    return jnp.where(pad[:, :, None] | pad[:, None, :], eye, blocks)
+
+
 def block_matvec(Minv, x):
     """Σⱼ Minv[..., i, j] x[..., j] for blocks (..., d, d) and vectors (..., d), written as one
     fused element-wise product and sum (fast for tiny d under ``vmap``)."""

@@ -34,6 +34,15 @@ def _check_against_dense(Jt, J, rng):
                                np.einsum("cin,cij,cjm->nm", J, G, J), atol=1e-11)
     np.testing.assert_allclose(Jt.weighted_gram(jnp.asarray(w)),
                                np.einsum("cin,n,cjn->cij", J, w, J), atol=1e-12)
+    if not Jt.is_dense:  # tree layout: round trip, and the diagonal tree blocks of JᵀGJ
+        np.testing.assert_array_equal(Jt.from_tree(Jt.to_tree(jnp.asarray(v))), v)
+        H = np.einsum("cin,cij,cjm->nm", J, G, J)
+        blocks = np.asarray(Jt.tree_congruence(jnp.asarray(G)))
+        dof_map = np.asarray(Jt.dof_map)
+        for t, row in enumerate(dof_map[:-1]):
+            idx = row[row < nv]
+            np.testing.assert_allclose(blocks[t][:idx.size, :idx.size], H[np.ix_(idx, idx)],
+                                       atol=1e-11)
 
 
 def test_synthetic_layout_matches_dense():
