@@ -19,11 +19,7 @@ import jax
 import jax.numpy as jnp
 
 from jaxbody.algorithms import kinematics as kin
-from jaxbody.algorithms.spatial import (
-    acceleration_about_origin,
-    inertia_about_origin,
-    twist_about_origin,
-)
+from jaxbody.algorithms.spatial import inertia_about_origin, twist_about_origin
 
 
 class DynamicsKinematics(NamedTuple):
@@ -47,14 +43,12 @@ def dynamics_kinematics(topo, q, v, params) -> DynamicsKinematics:
     jk = kin.joint_kinematics(topo, q, v)
     pk = kin.position_kinematics(topo, q, params, jk)
     vk = kin.velocity_kinematics(topo, pk, v)
-    A0 = kin.acceleration_kinematics(topo, pk, vk, jk, jnp.zeros_like(v))
+    c_O = kin.acceleration_increments(topo, pk, vk, jk, jnp.zeros_like(v))
     p_own = pk.p_WB[topo.dof_node]
     h_w = pk.H_W[:, :3]
     S_O = jnp.concatenate([h_w, pk.H_W[:, 3:] + jnp.cross(p_own, h_w)], -1)
     V_O = twist_about_origin(vk.V_WB, pk.p_WB)
-    Ab_O = acceleration_about_origin(A0, vk.V_WB, pk.p_WB)
-    parent = jnp.asarray(topo.parent).clip(0)
-    c_O = (Ab_O - Ab_O[parent]).at[0].set(0.0)
+    Ab_O = path_sum(topo, c_O)
     mass, com, G = body_parameters_by_node(topo, params)
     M_O = inertia_about_origin(mass, com, G, pk.R_WB, pk.p_WB)
     return DynamicsKinematics(pk, vk, S_O, V_O, Ab_O, c_O, M_O)

@@ -23,7 +23,7 @@ from jaxbody.algorithms.implicit_dynamics import (
     with_state_jacobians,
 )
 from jaxbody.algorithms.spatial import wrench_about_origin
-from jaxbody.math.cholesky import spd_solve
+from jaxbody.math.cholesky import cholesky, cholesky_solve, spd_solve
 from jaxbody.plant.context import _check_shape
 
 
@@ -214,7 +214,8 @@ class DynamicsAPI:
             lambda a: self._forward_dynamics(*a, method=method),
             lambda a, vdot: self._velocity_residual(*a, vdot, what),
             lambda a: self.CalcMassMatrix(a[0]),
-            inputs, state)
+            inputs, state,
+            factored_solve=(lambda a: self._crba_factored(*a)) if method == "crba" else None)
         self._check_nonsingular(context, vdot, what)
         return vdot
 
@@ -289,6 +290,21 @@ class DynamicsAPI:
         rhs = (tau + energy.gravity_generalized_forces(topo, dk, gparams)
                - rnea.inverse_dynamics(topo, dk, jnp.zeros_like(context.v), F_O))
         return spd_solve(M, rhs)
+
+    def _crba_factored(self, context, actuation, applied_forces, applied_generalized_force,
+                       applied_spatial_force):
+        """(v̇, L): CRBA + Cholesky forward dynamics and the factor L Lᵀ = M + diag(reflected
+        inertia), for `implicit_forward_dynamics`' tangent rule (not differentiable itself)."""
+        dk = self._dk(context, "CalcGeneralizedAccelerations")
+        tau, F_O = self._dynamics_inputs(context, dk, actuation, applied_forces,
+                                         applied_generalized_force, applied_spatial_force,
+                                         for_aba=False)
+        topo = self._topology
+        L = cholesky(crba.mass_matrix(topo, dk, self._reflected_inertia(context)))
+        gparams = self._gravity_parameters(context.parameters)
+        rhs = (tau + energy.gravity_generalized_forces(topo, dk, gparams)
+               - rnea.inverse_dynamics(topo, dk, jnp.zeros_like(context.v), F_O))
+        return cholesky_solve(L, rhs), L
 
     def _batch_minor_eligible(self, applied_spatial_force):
         """Whether ABA's inputs need no kinematics outside the kernel."""
