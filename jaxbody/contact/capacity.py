@@ -9,6 +9,7 @@ instead. Under ``jax.vmap`` the choice is made once for the whole batch (`batch_
 compact problem when every member fits, the full one otherwise, so a batch never runs both.
 
     idx = deepest_slots(phi, valid, K)         (K,) slot indices, penetrating ones first
+    pc = keep_deepest(pc, limit)               a user's cap: the deepest slots, overflow flagged
     fits = batch_all(n_penetrating <= K)       unbatched under vmap: a real ``lax.cond``
     K = default_capacity(P, num_bodies)        the library's choice (None: no compaction)
 """
@@ -49,6 +50,14 @@ def take_slots(pc, idx):
     P = pc.phi.shape[0]
     return pc._replace(**{f: getattr(pc, f)[idx] for f in pc._fields
                           if jnp.ndim(getattr(pc, f)) and getattr(pc, f).shape[0] == P})
+
+
+def keep_deepest(pc, limit):
+    """``pc`` restricted to its ``limit`` deepest valid slots (``set_max_active_contacts``), with
+    ``overflow`` set when more than ``limit`` points penetrate (a contact is then dropped)."""
+    dropped = num_penetrating(pc.phi, pc.valid) > limit
+    kept = take_slots(pc, deepest_slots(pc.phi, pc.valid, limit))
+    return kept._replace(overflow=jnp.asarray(pc.overflow) | dropped)
 
 
 def num_penetrating(phi, valid):

@@ -1,7 +1,7 @@
 """The contact problem of one discrete step (Drake's ``SapDriver`` with kSap): assembly from the
 free motion and the point contacts, the solve, and the contact outputs.
 
-Given the free motion (A = M + δt·D, v*) of the plant at x₀ = (q₀, v₀) and its `PointContacts`:
+Given the free motion (A = M + δt·D, v*, `free_motion`) of the plant at x₀ = (q₀, v₀) and its `PointContacts`:
 - one compliant friction cone per penetrating point (φ₀ ≤ 0; Drake's point contact), with its
   per-tree Jacobian (`contact_jacobian`) and Drake's regularization from the Delassus estimate;
 - a near-rigid limit constraint (k = 1e12, τ = δt, β = 0.1) for each 1-dof joint with a finite
@@ -18,12 +18,14 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxbody.algorithms import crba, energy, rnea
 from jaxbody.contact import capacity as cap
 from jaxbody.contact import constraints as C
 from jaxbody.contact.contact_jacobian import contact_frames, contact_jacobian
 from jaxbody.contact.sap_problem import SapProblem
 from jaxbody.contact.sap_solver import solve
 from jaxbody.contact.tree_jacobian import TreeJacobian
+from jaxbody.math.cholesky import block_diagonal_spd_solve, spd_solve
 
 NEAR_RIGID_THRESHOLD = 1.0  # Drake's default sap_near_rigid_threshold β for contact
 FRICTION_SIGMA = 1.0e-3  # Drake's σ
@@ -92,6 +94,27 @@ def discrete_layout(topo, joints) -> dict:
                 dof_map=dof_map, dof_slot=dof_slot, pair_slot=pair_slot,
                 limit_dof=np.asarray(dofs, np.int64), limit_q=np.asarray(qi, np.int64),
                 limit_lo=np.asarray(lo), limit_hi=np.asarray(hi))
+
+
+def free_motion(topo, layout, dt, dk, tau, F_O, gravity_parameters, reflected_inertia,
+                damping, v0):
+    """(A, v*) of the step from x₀: A = M(q₀) + δt·D (M with the reflected rotor inertia, D the
+    joint damping, implicit) and v* = v₀ + δt·A⁻¹ k(x₀), k = τ + τ_g − C v₀ − Σ Jᵀ F_app.
+
+    Args:
+        dk: `DynamicsKinematics` at x₀; tau: (nv,) generalized forces (actuation, damping
+            −D v₀, force elements, applied); F_O: (n, 6) applied wrenches about Wo, or None;
+        gravity_parameters: as `energy.gravity_generalized_forces` takes them;
+        reflected_inertia, damping, v0: (nv,).
+    """
+    M = crba.mass_matrix(topo, dk, reflected_inertia)
+    k0 = (tau + energy.gravity_generalized_forces(topo, dk, gravity_parameters)
+          - rnea.inverse_dynamics(topo, dk, jnp.zeros_like(v0), F_O))
+    A = M + dt * jnp.diag(damping)
+    dof_map = layout["dof_map"]
+    if dof_map.shape[0] > 2:  # several trees: A is block diagonal by tree
+        return A, v0 + dt * block_diagonal_spd_solve(A, k0, dof_map[:-1])
+    return A, v0 + dt * spd_solve(A, k0)
 
 
 def _contact_part(topo, layout, dt, dk, inv_diag_A, pc, dtype):

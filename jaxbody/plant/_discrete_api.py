@@ -22,16 +22,15 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbody.algorithms import crba, energy, rnea
 from jaxbody.contact import capacity as cap
 from jaxbody.contact.discrete_problem import (  # noqa: F401 (ContactSolution re-exported)
     ContactSolution,
     discrete_layout,
+    free_motion,
     solve_step,
 )
 from jaxbody.contact.sap_problem import SapSolverParameters
 from jaxbody.contact.sap_solver import SapStatistics, solve  # noqa: F401 (re-exported)
-from jaxbody.math.cholesky import block_diagonal_spd_solve, spd_solve
 
 
 class DiscreteStepResult(NamedTuple):
@@ -72,9 +71,8 @@ class DiscreteAPI:
             return None
         limit = getattr(self, "_max_active_contacts", None)
         if limit is not None and limit < P:
-            # Keep the `limit` deepest valid slots: the SAP problem's size, not the number of
-            # candidate points, then sets the cost of the step.
-            pc = cap.take_slots(pc, cap.deepest_slots(pc.phi, pc.valid, limit))
+            # the SAP problem's size, not the number of candidate points, then sets the cost
+            pc = cap.keep_deepest(pc, limit)
         return pc
 
     def set_max_active_contacts(self, n):
@@ -130,21 +128,15 @@ class DiscreteAPI:
     # --- The step -------------------------------------------------------------------------------
     def _free_motion(self, context, actuation, applied_forces, applied_generalized_force,
                      applied_spatial_force):
-        topo, dt = self._topology, self._time_step
+        """(dk, A, v*) at the context: the plant's forces, then `discrete_problem.free_motion`."""
         dk = self._dk(context, "CalcDiscreteStep")
         tau, F_O = self._dynamics_inputs(context, dk, actuation, applied_forces,
                                          applied_generalized_force, applied_spatial_force,
                                          for_aba=False)
-        M = crba.mass_matrix(topo, dk, self._reflected_inertia(context))
-        gparams = self._gravity_parameters(context.parameters)
-        k0 = (tau + energy.gravity_generalized_forces(topo, dk, gparams)
-              - rnea.inverse_dynamics(topo, dk, jnp.zeros_like(context.v), F_O))
-        A = M + dt * jnp.diag(context.parameters.damping)
-        dof_map = self._discrete_static()["dof_map"]
-        if dof_map.shape[0] > 2:  # several trees: A is block diagonal by tree
-            v_star = context.v + dt * block_diagonal_spd_solve(A, k0, dof_map[:-1])
-        else:
-            v_star = context.v + dt * spd_solve(A, k0)
+        P = context.parameters
+        A, v_star = free_motion(self._topology, self._discrete_static(), self._time_step, dk,
+                                tau, F_O, self._gravity_parameters(P),
+                                self._reflected_inertia(context), P.damping, context.v)
         return dk, A, v_star
 
     def CalcDiscreteStep(self, context, actuation=None, applied_forces=None, *,
@@ -178,12 +170,7 @@ class DiscreteAPI:
         q = context.q + dt * self.MapVelocityToQDot(context, v)
         nxt = context.replace(time=context.time + dt, q=q, v=v)
         if pc is not None:  # a contact may be missing: the query culled, or the cap dropped
-            overflow = jnp.asarray(pc.overflow)
-            limit = getattr(self, "_max_active_contacts", None)
-            if limit is not None:
-                pc_all = self.CalcPointContacts(context)
-                overflow = overflow | (cap.num_penetrating(pc_all.phi, pc_all.valid) > limit)
-            contact = contact._replace(overflow=overflow)
+            contact = contact._replace(overflow=jnp.asarray(pc.overflow))
         self._check_nonsingular(context, v, "CalcDiscreteStep")
         return DiscreteStepResult(nxt, contact, stats)
 
@@ -202,7 +189,7 @@ class DiscreteAPI:
         """`ContactResults` (Drake's ``PointPairContactInfo`` per active point) of the step from
         ``context``. Host-side (not traceable): it builds Python records; use
         `CalcDiscreteStep` inside jitted code."""
-        from jaxbody.contact.contact_results import ContactResults, make_contact_results
+        from jaxbody.plant.contact_results import ContactResults, make_contact_results
 
         self._check_context(context, "CalcContactResults")
         solver_parameters = kwargs.pop("solver_parameters", None)
