@@ -36,12 +36,13 @@ def _fmt(lo, hi):
 
 
 def _machine(report):
-    """("<processor>, <n> CPUs", 1-minute load average at the start or None)."""
+    """("<processor>, <n> CPUs", 1-minute load average at the start or None); n counts the
+    machine's CPUs, not those a pinned run (``taskset``) could use."""
     m = report.get("machine", {})
     if isinstance(m, str):
         return m, None
     load = m.get("load_average") or m.get("loadavg_start")
-    cpus = m.get("cpus_usable", m.get("cpu_count", "?"))
+    cpus = m.get("cpu_count", m.get("cpus_usable", "?"))
     return f"{m.get('processor', '?')}, {cpus} CPUs", (load[0] if load else None)
 
 
