@@ -202,3 +202,81 @@ def test_joint_limits_match_drake():
     vj = np.asarray(r.states[1:, 2:])
     np.testing.assert_allclose(vj, np.asarray(vd), rtol=0, atol=1e-9)
     assert np.max(np.asarray(r.iterations)) > 0  # the limits engaged
+
+
+def _drake_contact_results(scene):
+    """Drake's ContactResults of the step from the scene's initial state, by body names, and
+    its generalized contact forces. Drake's output ports are sampled: after one step they
+    report the step that was taken."""
+    from pydrake.systems.analysis import Simulator
+
+    from benchmarks.contact_scenes import initial_state
+
+    plant, diagram = build(scene, "drake")
+    q0, v0 = initial_state(scene, plant, "drake")
+    sim = Simulator(diagram)
+    ctx = plant.GetMyMutableContextFromRoot(sim.get_mutable_context())
+    plant.SetPositions(ctx, q0)
+    plant.SetVelocities(ctx, v0)
+    sim.Initialize()
+    sim.AdvanceTo(scene.dt)
+    results = plant.get_contact_results_output_port().Eval(ctx)
+    tau = np.zeros(plant.num_velocities())
+    from pydrake.multibody.tree import ModelInstanceIndex
+
+    for i in range(plant.num_model_instances()):
+        mi = ModelInstanceIndex(i)
+        if plant.num_velocities(mi):
+            t = plant.get_generalized_contact_forces_output_port(mi).Eval(ctx)
+            plant.SetVelocitiesInArray(mi, t, tau)
+    infos = []
+    for k in range(results.num_point_pair_contacts()):
+        info = results.point_pair_contact_info(k)
+        pp = info.point_pair()
+        infos.append(dict(
+            a=plant.get_body(info.bodyA_index()).name(), b=plant.get_body(info.bodyB_index()).name(),
+            f=np.asarray(info.contact_force()), p=np.asarray(info.contact_point()),
+            sep=info.separation_speed(), slip=info.slip_speed(), n=np.asarray(pp.nhat_BA_W),
+            depth=pp.depth))
+    return infos, tau, q0, v0
+
+
+@pytest.mark.parametrize("which", ["sphere", "stack", "sled"])
+def test_contact_results_equal_drakes(which):
+    """Every point contact of a step (bodies, point, force, normal, depth, separation and slip
+    speeds) and the generalized contact forces, against Drake's contact results output."""
+    r = 0.1
+    if which == "sphere":
+        scene = Scene([_sphere("ball", (0, 0, r - 2e-3), V=(0.5, 1.0, 0, 0.3, 0, -1.0))],
+                      [Geom("ball", ("sphere", r)), Geom("world", ("halfspace",))])
+    elif which == "stack":
+        bodies = [_sphere(f"s{i}", (0.001 * i, 0, r - 1e-3 + i * (2 * r - 1e-3)),
+                          V=(0, 0, 0, 0.1 * i, 0, -0.2)) for i in range(3)]
+        scene = Scene(bodies, [Geom(b.name, ("sphere", r)) for b in bodies]
+                      + [Geom("world", ("halfspace",))])
+    else:
+        scene = _sled(0.3, 0.2)
+    want, tau_want, q0, v0 = _drake_contact_results(scene)
+    plant, _ = build(scene, "jaxbody")
+    ctx = plant.CreateDefaultContext().replace(q=jnp.asarray(q0), v=jnp.asarray(v0))
+    got = plant.CalcContactResults(ctx)
+    assert got.num_point_pair_contacts() == len(want) > 0
+    np.testing.assert_allclose(got.generalized_contact_forces(), tau_want,
+                               atol=1e-10 * max(1.0, np.abs(tau_want).max()))
+    for k in range(got.num_point_pair_contacts()):
+        info = got.point_pair_contact_info(k)
+        a, b = plant.get_body(info.bodyA()).name(), plant.get_body(info.bodyB()).name()
+        p = np.asarray(info.contact_point())
+        # the same pair, possibly with A and B the other way round (forces and normals flip)
+        match = [w for w in want if {w["a"], w["b"]} == {a, b}
+                 and np.allclose(w["p"], p, atol=1e-8)]
+        assert len(match) == 1, (a, b, p)
+        w = match[0]
+        s = 1.0 if (w["a"], w["b"]) == (a, b) else -1.0
+        scale = max(1.0, np.abs(w["f"]).max())
+        np.testing.assert_allclose(s * np.asarray(info.contact_force()), w["f"], atol=1e-10 * scale)
+        np.testing.assert_allclose(p, w["p"], atol=1e-10)
+        np.testing.assert_allclose(s * np.asarray(info.point_pair().nhat_BA_W), w["n"], atol=1e-10)
+        assert info.point_pair().depth == pytest.approx(w["depth"], abs=1e-10)
+        assert info.separation_speed() == pytest.approx(w["sep"], abs=1e-10)
+        assert info.slip_speed() == pytest.approx(w["slip"], abs=1e-10)
