@@ -67,7 +67,8 @@ def test_boxes_rest_for_100k_steps(num_boxes):
 def test_double_pendulum_energy_over_100k_rk4_steps():
     """RK4 at δt = 1 ms on a conservative double pendulum (no damping): the energy error of a
     fourth-order method grows at most linearly; over 100 s it stays below 1e-8 of the energy
-    scale (measured: about 1e-11)."""
+    scale m g L = 25 J (measured: 6.5e-10 J after 100 s and at most 3.2e-9 J along the way,
+    with E = −7.9 J)."""
     plant, _, _ = double_pendulum(l1=1.0, l2=0.7, m1=1.0, m2=0.5)
     ctx = plant.SetVelocities(plant.SetPositions(plant.CreateDefaultContext(),
                                                  jnp.array([1.2, -0.5])), jnp.array([0.3, -0.8]))
