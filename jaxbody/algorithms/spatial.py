@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
+from jaxbody.math.inertia import point_mass_unit_inertia
 from jaxbody.math.so3 import skew
 
 
@@ -47,8 +48,7 @@ def inertia_about_origin(mass, com_B, G_BBo_B, R_WB, p_WB):
     c_B = com_B
     eye = jnp.eye(3, dtype=mass.dtype)
     # Central rotational inertia in B, then in W.
-    shift_B = jnp.sum(c_B * c_B, -1)[:, None, None] * eye - jnp.einsum("ni,nj->nij", c_B, c_B)
-    I_cm_B = mass[:, None, None] * (G_BBo_B - shift_B)
+    I_cm_B = mass[:, None, None] * (G_BBo_B - point_mass_unit_inertia(c_B))
     I_cm_W = R_WB @ I_cm_B @ jnp.swapaxes(R_WB, -1, -2)
     c = p_WB + jnp.einsum("nij,nj->ni", R_WB, c_B)  # p_WBcm
     C = skew(c)

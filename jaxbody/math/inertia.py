@@ -35,10 +35,17 @@ _VALIDITY_EPS_MULTIPLE = 16
 
 
 # ------------------------------------------------------------------ pure array kernels
-def _point_mass_G(p: jax.Array) -> jax.Array:
-    """Unit inertia of a particle at ``p: (..., 3)``: ``|p|² 1 - p pᵀ = -[p]x²``."""
-    S = so3.skew(p)
-    return -(S @ S)
+def point_mass_unit_inertia(p):
+    """Unit inertia about the origin of a particle at ``p: (..., 3)``: ``|p|² 1 − p pᵀ``
+    (= −[p]×², the parallel-axis term of every center-of-mass shift). NumPy in, NumPy out (the
+    builders and parsers stay in float64 whatever JAX's precision); a JAX array in, JAX out."""
+    xp = so3._xp(p)
+    p = xp.asarray(p)
+    return (xp.sum(p * p, -1)[..., None, None] * xp.eye(3, dtype=p.dtype)
+            - p[..., :, None] * p[..., None, :])
+
+
+_point_mass_G = point_mass_unit_inertia
 
 
 def _rotate_sym(R: jax.Array, I: jax.Array) -> jax.Array:

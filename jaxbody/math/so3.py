@@ -9,11 +9,22 @@ Conventions (Drake's):
 - Quaternions are ``[w, x, y, z]`` (scalar first).
 - Roll-pitch-yaw ``[r, p, y]`` are space-fixed x-y-z angles: ``R = Rz(y) @ Ry(p) @ Rx(r)``,
   with pitch in [-pi/2, pi/2].
+
+`safe_norm`, `quaternion_to_rotation` and `rotation_to_quaternion` also take NumPy arrays and
+then compute in NumPy (float64 whatever JAX's precision setting): the parsers and builders use
+them on host data, so that each conversion has one home.
 """
 
 from __future__ import annotations
 
 import jax.numpy as jnp
+import numpy as np
+
+
+def _xp(*xs):
+    """NumPy for host data (NumPy arrays, lists, Python numbers), jax.numpy otherwise."""
+    host = all(isinstance(x, (np.ndarray, np.generic, list, tuple, float, int)) for x in xs)
+    return np if host else jnp
 
 # Below this squared norm a vector is treated as zero by the gradient-safe helpers.
 _TINY = 1e-30
@@ -21,11 +32,12 @@ _TINY = 1e-30
 
 def safe_norm(x, axis=-1, keepdims=False):
     """Euclidean norm whose gradient is zero (not NaN) at ``x = 0``."""
-    x = jnp.asarray(x)
-    sq = jnp.sum(x * x, axis=axis, keepdims=keepdims)
+    xp = _xp(x)
+    x = xp.asarray(x)
+    sq = xp.sum(x * x, axis=axis, keepdims=keepdims)
     is_zero = sq <= _TINY
-    safe_sq = jnp.where(is_zero, 1.0, sq)
-    return jnp.where(is_zero, 0.0, jnp.sqrt(safe_sq))
+    safe_sq = xp.where(is_zero, 1.0, sq)
+    return xp.where(is_zero, 0.0, xp.sqrt(safe_sq))
 
 
 def skew(w):
@@ -158,17 +170,18 @@ def quaternion_to_rotation(quat):
 
     This equals the rotation of ``quat/|quat|``, as Drake's ``RotationMatrix(Quaternion)``.
     """
-    quat = jnp.asarray(quat)
+    xp = _xp(quat)
+    quat = xp.asarray(quat)
     w, x, y, z = quat[..., 0], quat[..., 1], quat[..., 2], quat[..., 3]
     n2 = w * w + x * x + y * y + z * z
-    s = 2.0 / jnp.where(n2 > 0, n2, 1.0)
+    s = 2.0 / xp.where(n2 > 0, n2, 1.0)
     xx, yy, zz = s * x * x, s * y * y, s * z * z
     xy, xz, yz = s * x * y, s * x * z, s * y * z
     wx, wy, wz = s * w * x, s * w * y, s * w * z
-    row0 = jnp.stack([1 - yy - zz, xy - wz, xz + wy], -1)
-    row1 = jnp.stack([xy + wz, 1 - xx - zz, yz - wx], -1)
-    row2 = jnp.stack([xz - wy, yz + wx, 1 - xx - yy], -1)
-    return jnp.stack([row0, row1, row2], -2)
+    row0 = xp.stack([1 - yy - zz, xy - wz, xz + wy], -1)
+    row1 = xp.stack([xy + wz, 1 - xx - zz, yz - wx], -1)
+    row2 = xp.stack([xz - wy, yz + wx, 1 - xx - yy], -1)
+    return xp.stack([row0, row1, row2], -2)
 
 
 def rotation_to_quaternion(R):
@@ -179,32 +192,33 @@ def rotation_to_quaternion(R):
     selected candidate's radicand is 4·max(q_i²) >= 1; the others are clamped at 0.25 so that
     their (discarded) values and gradients stay finite in float32 too.
     """
-    R = jnp.asarray(R)
+    xp = _xp(R)
+    R = xp.asarray(R)
     r00, r11, r22 = R[..., 0, 0], R[..., 1, 1], R[..., 2, 2]
     tr = r00 + r11 + r22
-    pivots = jnp.stack([tr, r00, r11, r22], -1)
-    k = jnp.argmax(pivots, axis=-1)
+    pivots = xp.stack([tr, r00, r11, r22], -1)
+    k = xp.argmax(pivots, axis=-1)
     # Candidate 0: w largest.
-    t0 = jnp.sqrt(jnp.maximum(1.0 + tr, 0.25))
-    q0 = jnp.stack(
+    t0 = xp.sqrt(xp.maximum(1.0 + tr, 0.25))
+    q0 = xp.stack(
         [0.5 * t0, (R[..., 2, 1] - R[..., 1, 2]) / (2 * t0),
          (R[..., 0, 2] - R[..., 2, 0]) / (2 * t0), (R[..., 1, 0] - R[..., 0, 1]) / (2 * t0)], -1)
-    t1 = jnp.sqrt(jnp.maximum(1.0 + r00 - r11 - r22, 0.25))
-    q1 = jnp.stack(
+    t1 = xp.sqrt(xp.maximum(1.0 + r00 - r11 - r22, 0.25))
+    q1 = xp.stack(
         [(R[..., 2, 1] - R[..., 1, 2]) / (2 * t1), 0.5 * t1,
          (R[..., 0, 1] + R[..., 1, 0]) / (2 * t1), (R[..., 0, 2] + R[..., 2, 0]) / (2 * t1)], -1)
-    t2 = jnp.sqrt(jnp.maximum(1.0 - r00 + r11 - r22, 0.25))
-    q2 = jnp.stack(
+    t2 = xp.sqrt(xp.maximum(1.0 - r00 + r11 - r22, 0.25))
+    q2 = xp.stack(
         [(R[..., 0, 2] - R[..., 2, 0]) / (2 * t2), (R[..., 0, 1] + R[..., 1, 0]) / (2 * t2),
          0.5 * t2, (R[..., 1, 2] + R[..., 2, 1]) / (2 * t2)], -1)
-    t3 = jnp.sqrt(jnp.maximum(1.0 - r00 - r11 + r22, 0.25))
-    q3 = jnp.stack(
+    t3 = xp.sqrt(xp.maximum(1.0 - r00 - r11 + r22, 0.25))
+    q3 = xp.stack(
         [(R[..., 1, 0] - R[..., 0, 1]) / (2 * t3), (R[..., 0, 2] + R[..., 2, 0]) / (2 * t3),
          (R[..., 1, 2] + R[..., 2, 1]) / (2 * t3), 0.5 * t3], -1)
-    cands = jnp.stack([q0, q1, q2, q3], -2)
-    q = jnp.take_along_axis(cands, k[..., None, None], axis=-2)[..., 0, :]
+    cands = xp.stack([q0, q1, q2, q3], -2)
+    q = xp.take_along_axis(cands, k[..., None, None], axis=-2)[..., 0, :]
     q = q / safe_norm(q, keepdims=True)
-    return jnp.where(q[..., :1] < 0, -q, q)
+    return xp.where(q[..., :1] < 0, -q, q)
 
 
 def quaternion_multiply(a, b):

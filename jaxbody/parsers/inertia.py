@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from jaxbody.math.inertia import point_mass_unit_inertia
+
 PLAUSIBLE_DENSITY = 1000.0  # kg/m³, water (Drake's stand-in density)
 _VALIDITY_PRECISION = 16 * np.finfo(float).eps  # Drake's RotationalInertia precision
 # A diagonal moment below -INERTIA_SIGN_TOLERANCE·max(1, trace/2) is an error (not round-off).
@@ -60,7 +62,7 @@ def plausible_stand_in(mass, p_BoBcm_B):
     radius = np.cbrt(3.0 / (4.0 * np.pi) * (m / PLAUSIBLE_DENSITY))
     sphere_mass = PLAUSIBLE_DENSITY * (4.0 / 3.0) * np.pi * radius**3
     p = np.asarray(p_BoBcm_B, float)
-    G = 0.4 * radius**2 * np.eye(3) + (p @ p * np.eye(3) - np.outer(p, p))
+    G = 0.4 * radius**2 * np.eye(3) + point_mass_unit_inertia(p)
     return float(sphere_mass), p.copy(), G
 
 
@@ -99,5 +101,5 @@ def spatial_inertia_from_inertial(mass, R_BBi, p_BBi, moments, products):
     R = np.asarray(R_BBi, float)
     I_B = R @ I_Bi @ R.T
     I_B = 0.5 * (I_B + I_B.T)
-    G = I_B / mass + (p @ p * np.eye(3) - np.outer(p, p))
+    G = I_B / mass + point_mass_unit_inertia(p)
     return float(mass), p.copy(), G, None

@@ -61,6 +61,8 @@ from jaxbody.geometry import (
     ProximityProperties,
     Sphere,
 )
+from jaxbody.math.inertia import point_mass_unit_inertia
+from jaxbody.math.so3 import rotation_to_quaternion
 from jaxbody.parsers.inertia import could_be_physically_valid
 from jaxbody.parsers.mjcf_geometry import (
     DEFAULT_DENSITY,
@@ -247,7 +249,7 @@ class _Reader:
                          "rotational inertia is not physically valid (loaded anyway)")
         if not mass > 0:
             return 0.0, np.zeros(3), np.zeros((3, 3))
-        return mass, com, I / mass + (com @ com * np.eye(3) - np.outer(com, com))
+        return mass, com, I / mass + point_mass_unit_inertia(np.asarray(com, float))
 
     def _joint(self, el, parent, child, X_PB, childclass, n_joints):
         diag = self.diag
@@ -268,7 +270,7 @@ class _Reader:
                                "body whose parent is the world")
             R, p = X_PB
             j.kind, j.X_PF, j.X_BM = "free", None, None
-            j.default_q = np.concatenate([_quaternion(R), p])
+            j.default_q = np.concatenate([rotation_to_quaternion(np.asarray(R, float)), p])
             j.damping = np.full(6, damping)
         elif kind == "ball":
             j.kind, j.damping = "ball", np.full(3, damping)
@@ -376,20 +378,3 @@ class _Reader:
                 diag.error(el, str(e))
             self.model.geometries.append(GeometryDescription(body, "collision", name, shape,
                                                              proximity, loc, X_BG))
-
-
-def _quaternion(R):
-    """[w, x, y, z] of rotation ``R`` with w >= 0 (Shepperd's method)."""
-    t = np.trace(R)
-    i = int(np.argmax([t, R[0, 0], R[1, 1], R[2, 2]]))
-    if i == 0:
-        s = 2 * np.sqrt(1 + t)
-        q = [s / 4, (R[2, 1] - R[1, 2]) / s, (R[0, 2] - R[2, 0]) / s, (R[1, 0] - R[0, 1]) / s]
-    else:
-        a, b, c = (i - 1), i % 3, (i + 1) % 3
-        s = 2 * np.sqrt(1 + R[a, a] - R[b, b] - R[c, c])
-        q = np.zeros(4)
-        q[0] = (R[c, b] - R[b, c]) / s
-        q[1 + a], q[1 + b], q[1 + c] = s / 4, (R[a, b] + R[b, a]) / s, (R[a, c] + R[c, a]) / s
-    q = np.asarray(q, float)
-    return q if q[0] >= 0 else -q

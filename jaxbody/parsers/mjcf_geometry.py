@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from jaxbody.math.inertia import point_mass_unit_inertia
+from jaxbody.math.so3 import quaternion_to_rotation
 from jaxbody.parsers.xml_reader import parse_numbers
 
 DEFAULT_DENSITY = 1000.0  # kg/m³, MuJoCo's default geom density
@@ -71,11 +73,7 @@ def orientation(el, attrs, compiler, diag):
         q = numbers(el, attrs, "quat", 4, diag)
         if not np.linalg.norm(q) > 1e-10:
             diag.error(el, "attribute 'quat': the quaternion is zero")
-        w, x, y, z = q / np.linalg.norm(q)
-        return np.array([
-            [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-            [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-            [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
+        return quaternion_to_rotation(np.asarray(q, float) / np.linalg.norm(q))
     if kind == "axisangle":
         a = numbers(el, attrs, "axisangle", 4, diag)
         return axis_angle_rotation(_unit(a[:3], el, "axisangle", diag), a[3] * scale)
@@ -181,5 +179,5 @@ def combine_inertias(parts):
     I = np.zeros((3, 3))
     for m, (R, p), I_G in parts:
         d = p - com
-        I += R @ I_G @ R.T + m * (d @ d * np.eye(3) - np.outer(d, d))
+        I += R @ I_G @ R.T + m * point_mass_unit_inertia(d)
     return float(mass), com, 0.5 * (I + I.T)

@@ -16,6 +16,7 @@ import os
 
 import numpy as np
 
+from jaxbody.math.so3 import quaternion_to_rotation
 from jaxbody.parsers.inertia import rotation_from_rpy, spatial_inertia_from_inertial
 from jaxbody.parsers.xml_reader import MAX_XML_BYTES, parse_numbers
 
@@ -106,12 +107,7 @@ def rotation_from_quaternion(q_wxyz, diag, node):
     n = np.linalg.norm(q)
     if not n > 1e-10:
         diag.error(node, f"the quaternion {q.tolist()} is zero")
-    w, x, y, z = q / n
-    return np.array([
-        [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-        [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-        [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
-    ])
+    return quaternion_to_rotation(q / n)
 
 
 def element_name(xml, diag, what):

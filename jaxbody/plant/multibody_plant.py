@@ -24,6 +24,7 @@ import numpy as np
 
 from jaxbody.forces.gravity import UniformGravityFieldElement
 from jaxbody.joints import Joint, QuaternionFloatingJoint, WeldJoint
+from jaxbody.math.inertia import point_mass_unit_inertia
 from jaxbody.plant._contact_query_api import ContactQueryAPI
 from jaxbody.plant._discrete_api import DiscreteAPI
 from jaxbody.plant._dynamics_api import DynamicsAPI
@@ -342,7 +343,7 @@ def _validate_inertia(name, mass, com, G):
     if not np.allclose(G, G.T, atol=1e-12 * max(1.0, np.abs(G).max())):
         raise ValueError(f"RigidBody '{name}': the unit inertia is not symmetric:\n{G}")
     # Central rotational inertia must be positive semi-definite.
-    I_cm = mass * (G - (np.dot(com, com) * np.eye(3) - np.outer(com, com)))
+    I_cm = mass * (G - point_mass_unit_inertia(np.asarray(com, float)))
     scale = max(1.0, np.abs(mass * G).max())
     if np.linalg.eigvalsh(I_cm).min() < -1e-10 * scale:
         raise ValueError(f"RigidBody '{name}': the rotational inertia about the center of mass "
@@ -351,7 +352,7 @@ def _validate_inertia(name, mass, com, G):
 
 def _warn_triangle_inequality(body):
     m, c, G = body._default_mass, body._default_com, body._default_unit_inertia
-    I_cm = m * (G - (np.dot(c, c) * np.eye(3) - np.outer(c, c)))
+    I_cm = m * (G - point_mass_unit_inertia(np.asarray(c, float)))
     e = np.sort(np.linalg.eigvalsh(I_cm))
     tol = TRIANGLE_INEQUALITY_TOLERANCE * max(1.0, e[-1])
     if e[0] + e[1] < e[2] - tol:

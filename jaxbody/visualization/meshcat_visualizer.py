@@ -37,6 +37,7 @@ import re
 import numpy as np
 
 from jaxbody.geometry import HalfSpace, Role
+from jaxbody.math.so3 import quaternion_to_rotation
 from jaxbody.visualization import overlays as ov
 from jaxbody.visualization.html import static_html
 from jaxbody.visualization.scene import SceneCommands
@@ -336,9 +337,7 @@ def StartMeshcat(open_browser=False):
 
 def _rotation_xyzw(q):
     x, y, z, w = q
-    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-                     [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-                     [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
+    return quaternion_to_rotation(np.array([w, x, y, z], float))
 
 
 def _contact_clips(frames, key_t):
