@@ -59,15 +59,5 @@ def per_node(topo, per_dof):
     return kin._sum_by_node(topo, per_dof)
 
 
-def subtree_sum(topo, x):
-    """Σ over each node's subtree (itself and descendants): (n, ...) -> (n, ...)."""
-    anc = jnp.asarray(topo.ancestor, x.dtype)  # anc[i, j]: j is i or an ancestor of i
-    flat = x.reshape(x.shape[0], -1)
-    return (anc.T @ flat).reshape(x.shape)
-
-
-def path_sum(topo, x):
-    """Σ over each node's path to the root (itself and ancestors): (n, ...) -> (n, ...)."""
-    anc = jnp.asarray(topo.ancestor, x.dtype)
-    flat = x.reshape(x.shape[0], -1)
-    return (anc @ flat).reshape(x.shape)
+subtree_sum = kin.subtree_sum
+path_sum = kin.path_sum

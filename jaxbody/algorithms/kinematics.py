@@ -37,6 +37,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxbody.algorithms.spatial import (
+    acceleration_about_body,
+    twist_about_body,
+    twist_about_origin,
+)
+
 
 class JointKinematics(NamedTuple):
     """Per-node across-joint quantities (node 0, the world, holds identities)."""
@@ -147,8 +153,9 @@ def position_kinematics(topo, q, params, jk=None) -> PositionKinematics:
 
 @functools.lru_cache(maxsize=256)
 def _jump_rounds(topo):
-    """The pointer-jumping rounds: round r composes each node with the node ``up[i]`` that its
-    partial product ends at (first the parent, then the grandparent's level doubled...)."""
+    """The pointer-jumping rounds, as the ``up`` array of each: after a round node i holds
+    X_{up[i] i}, with ``up`` the parent in the first round and ``up[up]`` in each next one
+    (each round doubles the path covered); the world points to itself."""
     up = np.maximum(topo.parent, 0)
     rounds = []
     while np.any(up != 0):
@@ -163,18 +170,16 @@ def _is_world(topo):
     return mask
 
 
-def _path_sum(topo, x):
-    """Σ over each node's path to the world (itself and its ancestors): (n, k) -> (n, k)."""
-    return jnp.asarray(topo.ancestor, x.dtype) @ x
+def path_sum(topo, x):
+    """Σ over each node's path to the world (itself and its ancestors): (n, ...) -> (n, ...)."""
+    anc = jnp.asarray(topo.ancestor, x.dtype)  # anc[i, j]: j is i or an ancestor of i
+    return (anc @ x.reshape(x.shape[0], -1)).reshape(x.shape)
 
 
-def _plucker(V, p):
-    """[w; v_Bo] about Bo -> [w; v_Bo + p_WBo × w] about Wo (motion vectors), (n, 6)."""
-    return jnp.concatenate([V[:, :3], V[:, 3:] + jnp.cross(p, V[:, :3])], -1)
-
-
-def _from_plucker(V, p):
-    return jnp.concatenate([V[:, :3], V[:, 3:] - jnp.cross(p, V[:, :3])], -1)
+def subtree_sum(topo, x):
+    """Σ over each node's subtree (itself and its descendants): (n, ...) -> (n, ...)."""
+    anc = jnp.asarray(topo.ancestor, x.dtype)
+    return (anc.T @ x.reshape(x.shape[0], -1)).reshape(x.shape)
 
 
 def _sum_by_node(topo, per_dof):
@@ -189,7 +194,7 @@ def velocity_kinematics(topo, pk: PositionKinematics, v) -> VelocityKinematics:
     """Spatial velocities V_WB of all nodes (about Bo, in W)."""
     V_PB_W = _sum_by_node(topo, pk.H_W * v[:, None])
     # ---- V^O_b = Σ_{j ⪯ b} V^O_PB(j): a path sum about Wo ----------------------------------
-    V_WB = _from_plucker(_path_sum(topo, _plucker(V_PB_W, pk.p_WB)), pk.p_WB)
+    V_WB = twist_about_body(path_sum(topo, twist_about_origin(V_PB_W, pk.p_WB)), pk.p_WB)
     return VelocityKinematics(V_WB, V_PB_W)
 
 
@@ -216,6 +221,5 @@ def acceleration_increments(topo, pk, vk, jk, vdot):
 @partial(jax.jit, static_argnums=0)
 def acceleration_kinematics(topo, pk, vk, jk, vdot):
     """Spatial accelerations A_WB (n, 6) [α_WB; a_WBo] in W, given v̇ (``vdot``: (nv,))."""
-    A_O = _path_sum(topo, acceleration_increments(topo, pk, vk, jk, vdot))
-    alpha, w, v = A_O[:, :3], vk.V_WB[:, :3], vk.V_WB[:, 3:]
-    return jnp.concatenate([alpha, A_O[:, 3:] - jnp.cross(v, w) - jnp.cross(pk.p_WB, alpha)], -1)
+    A_O = path_sum(topo, acceleration_increments(topo, pk, vk, jk, vdot))
+    return acceleration_about_body(A_O, vk.V_WB, pk.p_WB)

@@ -5,6 +5,7 @@ in W, so quantities of different bodies add without shifting [Featherstone 2008,
 
 - a body's twist about Wo:      V^O = [w; v_Bo + p_WBo × w]
 - its Plücker acceleration:     A^O = d/dt V^O = [α; a_Bo + v_Bo × w + p_WBo × α]
+  (`twist_about_origin` / `twist_about_body` and `acceleration_about_body` convert)
 - a joint subspace column:      S^O = [h_w; h_v + p_WBo × h_w]
 - a wrench about Wo:            F^O = [τ_Bo + p_WBo × f; f]
 - a spatial inertia about Wo:   M^O = [[I_Bcm + m [c]×[c]×ᵀ, m [c]×], [m [c]×ᵀ, m 1]], c = p_WBcm
@@ -25,11 +26,17 @@ def twist_about_origin(V_WB, p_WB):
     return jnp.concatenate([w, V_WB[..., 3:] + jnp.cross(p_WB, w)], -1)
 
 
-def acceleration_about_origin(A_WB, V_WB, p_WB):
-    """Conventional [α; a_Bo] -> Plücker [α; a_Bo + v_Bo × w + p_WBo × α]."""
-    alpha, w, v = A_WB[..., :3], V_WB[..., :3], V_WB[..., 3:]
-    lin = A_WB[..., 3:] + jnp.cross(v, w) + jnp.cross(p_WB, alpha)
-    return jnp.concatenate([alpha, lin], -1)
+def twist_about_body(V_O, p_WB):
+    """The inverse of `twist_about_origin`: [w; v_O] about Wo -> [w; v_Bo]."""
+    w = V_O[..., :3]
+    return jnp.concatenate([w, V_O[..., 3:] - jnp.cross(p_WB, w)], -1)
+
+
+def acceleration_about_body(A_O, V_WB, p_WB):
+    """Plücker [α; a_Bo + v_Bo × w + p_WBo × α] about Wo -> conventional [α; a_Bo] (the
+    velocity V_WB = [w; v_Bo] about Bo)."""
+    alpha, w, v = A_O[..., :3], V_WB[..., :3], V_WB[..., 3:]
+    return jnp.concatenate([alpha, A_O[..., 3:] - jnp.cross(v, w) - jnp.cross(p_WB, alpha)], -1)
 
 
 def wrench_about_origin(F_Bo_W, p_WB):
