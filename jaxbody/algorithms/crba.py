@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
+from jaxbody.algorithms import energy, rnea
 from jaxbody.algorithms.dynamics_kinematics import subtree_sum
 from jaxbody.algorithms.spatial import matvec
 
@@ -25,3 +26,13 @@ def mass_matrix(topo, dk, reflected_inertia=None):
     if reflected_inertia is not None:
         M = M + jnp.diag(reflected_inertia)
     return M
+
+
+def forward_dynamics_system(topo, dk, tau, gravity_parameters, F_O=None, reflected_inertia=None):
+    """(M, k) with M v̇ = k the equations of motion at the state of ``dk``: M(q) (plus reflected
+    inertia) and k = τ + τ_g(q) − C(q, v) v − Σ Jᵀ F_app (F_O: (n, 6) applied wrenches about
+    Wo, or None). CRBA forward dynamics and SAP's free motion both solve with it."""
+    M = mass_matrix(topo, dk, reflected_inertia)
+    k = (tau + energy.gravity_generalized_forces(topo, dk, gravity_parameters)
+         - rnea.inverse_dynamics(topo, dk, jnp.zeros_like(tau), F_O))
+    return M, k

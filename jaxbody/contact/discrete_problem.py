@@ -18,7 +18,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbody.algorithms import crba, energy, rnea
+from jaxbody.algorithms import crba
 from jaxbody.contact import capacity as cap
 from jaxbody.contact import constraints as C
 from jaxbody.contact.contact_jacobian import contact_frames, contact_jacobian
@@ -107,9 +107,8 @@ def free_motion(topo, layout, dt, dk, tau, F_O, gravity_parameters, reflected_in
         gravity_parameters: as `energy.gravity_generalized_forces` takes them;
         reflected_inertia, damping, v0: (nv,).
     """
-    M = crba.mass_matrix(topo, dk, reflected_inertia)
-    k0 = (tau + energy.gravity_generalized_forces(topo, dk, gravity_parameters)
-          - rnea.inverse_dynamics(topo, dk, jnp.zeros_like(v0), F_O))
+    M, k0 = crba.forward_dynamics_system(topo, dk, tau, gravity_parameters, F_O,
+                                         reflected_inertia)
     A = M + dt * jnp.diag(damping)
     dof_map = layout["dof_map"]
     if dof_map.shape[0] > 2:  # several trees: A is block diagonal by tree

@@ -285,10 +285,8 @@ class DynamicsAPI:
         topo, refl = self._topology, self._reflected_inertia(context)
         if method == "aba":
             return aba.forward_dynamics(topo, dk, tau, context.parameters.gravity, F_O, refl)
-        M = crba.mass_matrix(topo, dk, refl)
-        gparams = self._gravity_parameters(context.parameters)
-        rhs = (tau + energy.gravity_generalized_forces(topo, dk, gparams)
-               - rnea.inverse_dynamics(topo, dk, jnp.zeros_like(context.v), F_O))
+        M, rhs = crba.forward_dynamics_system(
+            topo, dk, tau, self._gravity_parameters(context.parameters), F_O, refl)
         return spd_solve(M, rhs)
 
     def _crba_factored(self, context, actuation, applied_forces, applied_generalized_force,
@@ -299,11 +297,10 @@ class DynamicsAPI:
         tau, F_O = self._dynamics_inputs(context, dk, actuation, applied_forces,
                                          applied_generalized_force, applied_spatial_force,
                                          for_aba=False)
-        topo = self._topology
-        L = cholesky(crba.mass_matrix(topo, dk, self._reflected_inertia(context)))
-        gparams = self._gravity_parameters(context.parameters)
-        rhs = (tau + energy.gravity_generalized_forces(topo, dk, gparams)
-               - rnea.inverse_dynamics(topo, dk, jnp.zeros_like(context.v), F_O))
+        M, rhs = crba.forward_dynamics_system(
+            self._topology, dk, tau, self._gravity_parameters(context.parameters), F_O,
+            self._reflected_inertia(context))
+        L = cholesky(M)
         return cholesky_solve(L, rhs), L
 
     def _batch_minor_eligible(self, applied_spatial_force):
