@@ -80,6 +80,9 @@ def _uses_pcg(p: SapProblem, params: SapSolverParameters):
     if params.linear_solver not in ("auto", "dense", "pcg"):
         raise ValueError("SapSolverParameters.linear_solver must be 'auto', 'dense' or 'pcg', "
                          f"got {params.linear_solver!r}")
+    if params.cg_forcing not in ("exact", "adaptive"):
+        raise ValueError("SapSolverParameters.cg_forcing must be 'exact' or 'adaptive', got "
+                         f"{params.cg_forcing!r}")
     if not (params.cg_tolerance > 0) or int(params.cg_max_iterations) < 0:
         raise ValueError("SapSolverParameters: cg_tolerance must be > 0 and cg_max_iterations "
                          f">= 0 (0: 2·nv), got {params.cg_tolerance!r} and "
@@ -96,32 +99,45 @@ def _pcg_solver(p: SapProblem, params: SapSolverParameters):
     nv = p.v_star.shape[0]
     max_it = params.cg_max_iterations or 2 * nv
 
-    def solve_at(v, b):
+    def solve_at(v, b, tol=params.cg_tolerance):
         H = sp.tree_hessian(p, v)
         Minv = H.block_jacobi_inverse()
-        x, it = pcg(H.matvec, lambda r: block_matvec(Minv, r), p.Jc.to_tree(b),
-                    params.cg_tolerance, max_it)
+        x, it = pcg(H.matvec, lambda r: block_matvec(Minv, r), p.Jc.to_tree(b), tol, max_it)
         return p.Jc.from_tree(x), it
 
     return solve_at
 
 
+FORCING_MAX = 0.1  # the loosest relative CG tolerance of an adaptive Newton step
+FORCING_TIGHT_BELOW = 1e-5  # scaled residual below which adaptive steps solve to cg_tolerance
+
+
 def _newton_direction(p: SapProblem, params: SapSolverParameters):
-    """direction(v, grad) = (−H(v)⁻¹ grad, linear-solver iterations)."""
+    """direction(v, grad, r, it) = (−H(v)⁻¹ grad, linear-solver iterations, tight), ``r`` the
+    scaled residual at v, ``it`` the Newton iteration and ``tight`` whether the system was
+    solved to ``cg_tolerance`` (`SapSolverParameters.cg_forcing`)."""
     if _uses_pcg(p, params):
         solve_at = _pcg_solver(p, params)
+        tight_tol = jnp.asarray(params.cg_tolerance, p.v_star.dtype)
 
-        def direction(v, grad):
-            x, it = solve_at(v, -grad)
-            return x, it
+        def direction(v, grad, r, it):
+            if params.cg_forcing == "adaptive":
+                tol = jnp.where((r < FORCING_TIGHT_BELOW) | (it == 0), tight_tol,
+                                jnp.clip(r, tight_tol, FORCING_MAX))
+            else:
+                tol = tight_tol
+            x, it = solve_at(v, -grad, tol)
+            return x, it, tol <= tight_tol
     else:
-        def direction(v, grad):
-            return -cholesky_solve(cholesky(sp.hessian(p, v)), grad), jnp.asarray(1)
+        def direction(v, grad, r, it):
+            dv = -cholesky_solve(cholesky(sp.hessian(p, v)), grad)
+            return dv, jnp.asarray(1), jnp.asarray(True)
     return direction
 
 
 def _newton(p: SapProblem, v_guess, params: SapSolverParameters):
     dtype = v_guess.dtype
+    tiny = jnp.finfo(dtype).tiny
     direction = _newton_direction(p, params)
 
     def optimality(res, scale):
@@ -134,7 +150,7 @@ def _newton(p: SapProblem, v_guess, params: SapSolverParameters):
 
     def body(s):
         v, ell, grad = s["v"], s["ell"], s["grad"]
-        dv, n_lin = direction(v, grad)
+        dv, n_lin, tight = direction(v, grad, s["res"] / jnp.maximum(s["scale"], tiny), s["it"])
         alpha, n_ls = exact_line_search(p, v, dv, grad, lambda a: sp.cost(p, v + a * dv), params)
         v_new = v + alpha * dv
         res, scale, grad_new, ell_new = _residual(p, v_new)
@@ -142,7 +158,7 @@ def _newton(p: SapProblem, v_guess, params: SapSolverParameters):
                  * 0.5 * (jnp.abs(ell) + jnp.abs(ell_new))) & (alpha > 0.5)
         return dict(v=v_new, ell=ell_new, grad=grad_new, res=res, scale=scale, it=s["it"] + 1,
                     ls_it=s["ls_it"] + n_ls, lin_it=s["lin_it"] + n_lin,
-                    done=optimality(res, scale) | stall)
+                    done=(optimality(res, scale) & tight) | stall)
 
     res0, scale0, grad0, ell0 = _residual(p, v_guess)
     zero = jnp.asarray(0)

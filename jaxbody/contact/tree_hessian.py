@@ -54,7 +54,10 @@ class TreeHessian:
         """H x for x (T+1, d)."""
         Jc = self.Jc
         vc = Jc.apply_tree(x)
-        g = sum(self.Gc[:, :, k] * vc[:, None, k] for k in range(self.Gc.shape[-1]))
+        # One reduction, not a Python sum of slices: XLA:CPU fuses the latter with J x into
+        # the transpose product and recomputes J x per output (measured 19 vs 7 µs per product
+        # on a 100-sphere pile).
+        g = jnp.sum(self.Gc * vc[:, None, :], axis=-1)
         Hx = block_matvec(self.A, x) + Jc.apply_transpose_tree(g)
         if self.Jl.shape[0]:
             vl = jnp.einsum("ltd,td->l", self.Jl, x)

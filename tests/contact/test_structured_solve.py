@@ -164,6 +164,8 @@ def test_bad_linear_solver_settings_are_refused():
     p = multi_tree_problem(0)
     with pytest.raises(ValueError, match="linear_solver must be"):
         solve(p, jnp.zeros(NV), SapSolverParameters(linear_solver="qr"))
+    with pytest.raises(ValueError, match="cg_forcing must be 'exact' or 'adaptive'"):
+        solve(p, jnp.zeros(NV), SapSolverParameters(cg_forcing="loose"))
     for bad in (dict(cg_tolerance=0.0), dict(cg_max_iterations=-1)):
         with pytest.raises(ValueError, match="cg_tolerance must be > 0"):
             solve(p, jnp.zeros(NV), SapSolverParameters(**bad))
@@ -171,3 +173,63 @@ def test_bad_linear_solver_settings_are_refused():
                        p.mu, p.active_c, p.Jl, p.Rl, p.vhat_l, p.active_l, p.scale_mask)
     with pytest.raises(ValueError, match="tree form"):
         solve(dense, jnp.zeros(NV), PCG)
+
+
+ADAPTIVE = SapSolverParameters(cg_forcing="adaptive")
+TIGHT = SapSolverParameters(linear_solver="dense", rel_tolerance=1e-13)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_adaptive_forcing_reaches_the_optimum(jsolve, seed):
+    """Inexact Newton steps (CG to η = min(0.1, r)) end with a tight step: the answer is the
+    optimum that a far tighter dense solve finds, to the dense solve's own accuracy."""
+    p = multi_tree_problem(seed)
+    v0 = jnp.zeros(NV)
+    v_ad, st_ad = jsolve(p, v0, ADAPTIVE)
+    v_ref, st_ref = jsolve(p, v0, TIGHT)
+    v_dense, _ = jsolve(p, v0, DENSE)
+    assert float(st_ad.converged) == 1.0 and float(st_ref.converged) == 1.0
+    scale = float(jnp.abs(v_ref).max())
+    err_ad = float(jnp.abs(v_ad - v_ref).max())
+    assert err_ad < 1e-10 * scale
+    assert err_ad <= max(float(jnp.abs(v_dense - v_ref).max()), 1e-13 * scale)
+
+
+def _sphere_column(n):
+    """n 1 kg spheres (r = 5 cm) in a vertical column on the ground, each 0.1 mm into the one
+    below, sliding and spinning in alternate directions and falling at 0.5 m/s: n trees coupled
+    in a chain of n contacts (ill-conditioned for CG) that stick, slide and separate."""
+    from benchmarks.contact_scenes import FreeBody, Geom, Scene, build, initial_state
+
+    r = 0.05
+    bodies = [FreeBody(f"s{i}", 1.0, (1e-3,) * 3, (0.0, 0.0, r - 1e-4 + i * (2 * r - 1e-4)),
+                       V_WB=(0.0, 0.0, 3.0 * (-1) ** i, 0.3 * (-1) ** i, 0.2, -0.5))
+              for i in range(n)]
+    geoms = [Geom("world", ("halfspace",))] + [Geom(f"s{i}", ("sphere", r)) for i in range(n)]
+    scene = Scene(bodies, geoms)
+    plant = build(scene, "jaxbody")[0]
+    q0, v0 = initial_state(scene, plant, "jaxbody")
+    ctx = plant.CreateDefaultContext(jnp.float64)
+    return plant, plant.SetVelocities(plant.SetPositions(ctx, jnp.asarray(q0)), jnp.asarray(v0))
+
+
+def test_adaptive_forcing_saves_cg_iterations_on_a_column_of_spheres():
+    plant, ctx = _sphere_column(10)
+    step = jax.jit(lambda c, prm: plant.CalcDiscreteStep(c, solver_parameters=prm),
+                   static_argnums=1)
+    exact = step(ctx, SapSolverParameters())
+    adaptive = step(ctx, ADAPTIVE)
+    assert float(exact.stats.converged) == 1.0 and float(adaptive.stats.converged) == 1.0
+    v_e, v_a = exact.context.v, adaptive.context.v
+    assert float(jnp.abs(v_a - v_e).max()) < 1e-6 * float(jnp.abs(v_e).max())
+    assert float(adaptive.stats.linear_iterations) < float(exact.stats.linear_iterations)
+
+
+def test_vmapped_adaptive_solve_equals_the_serial_solves(jsolve):
+    probs = [multi_tree_problem(s) for s in (6, 7)]
+    batch = jax.tree_util.tree_map(lambda *x: jnp.stack(x), *probs)
+    v0 = jnp.zeros((2, NV))
+    vb, _ = jax.jit(jax.vmap(lambda p, v: solve(p, v, ADAPTIVE)))(batch, v0)
+    for i, p in enumerate(probs):
+        np.testing.assert_allclose(vb[i], jsolve(p, v0[i], ADAPTIVE)[0],
+                                   atol=1e-12 * float(jnp.abs(vb[i]).max()))
