@@ -128,13 +128,15 @@ def _joints(scene):
 
 # ---- jaxbody --------------------------------------------------------------------------------
 class JaxbodyContact:
-    def __init__(self, scene, dtype="float64", plant=None, chunk=None):
+    def __init__(self, scene, dtype="float64", plant=None, chunk=None, cg_forcing="exact"):
         import jax.numpy as jnp
 
         import jaxbody as jb
 
         self.jb, self.scene, self.dtype = jb, scene, getattr(jnp, dtype)
         self.chunk = chunk  # batched: lax.map over vmapped chunks of this many envs (None: one vmap)
+        # SapSolverParameters.cg_forcing (matters only where the solve uses conjugate gradients)
+        self.solver_parameters = jb.SapSolverParameters(cg_forcing=cg_forcing)
         self.plant = cs.build(scene, "jaxbody")[0] if plant is None else plant
         self.context = self.plant.CreateDefaultContext(self.dtype)
 
@@ -147,7 +149,8 @@ class JaxbodyContact:
         def f(q, v):
             c = plant.SetVelocities(plant.SetPositions(ctx0, q), v)
             r = jb.discrete_rollout(plant, c, controller, steps, params=params, controls=controls,
-                                    save_trajectory=False)
+                                    save_trajectory=False,
+                                    solver_parameters=self.solver_parameters)
             return r.final_state, jnp.max(r.iterations), jnp.min(r.converged)
 
         return f
