@@ -87,7 +87,7 @@ x = states(u)
 err = x[-1] - goal
 print(f"final state {np.round(np.asarray(x[-1]), 4)}; |q - q_goal| = {float(jnp.linalg.norm(err[:2])):.2e} rad, "
       f"|v| = {float(jnp.linalg.norm(err[2:])):.2e} rad/s, max |u| = {float(jnp.abs(u).max()):.1f} N·m")
-assert float(jnp.linalg.norm(err[:2])) < 0.05, "the swing-up missed the goal""""),
+assert float(jnp.linalg.norm(err[:2])) < 0.05, 'the swing-up missed the goal'"""),
     ("code", """t = np.arange(N + 1) * dt
 fig, ax = plt.subplots(1, 3, figsize=(14, 3.5))
 ax[0].semilogy(costs); ax[0].set(xlabel="iteration", ylabel="cost", title="acrobot: cost")
@@ -160,9 +160,11 @@ final_xy = np.asarray(r.final_state[box_p:box_p + 2])
 print(f"box final center {np.round(final_xy, 4)} m, goal {np.asarray(goal_xy)}: "
       f"error {1e3 * np.linalg.norm(final_xy - np.asarray(goal_xy)):.1f} mm; "
       f"SAP iterations per step: mean {float(r.iterations.mean()):.1f}, max {int(r.iterations.max())}, "
-      f"all converged: {bool(np.all(np.asarray(r.converged) == 1))}")
+      f"all converged: {bool(np.all(np.asarray(r.converged) == 1))}; "
+      f"contact overflow: {'step ' + str(int(r.first_overflow_step)) if int(r.first_overflow_step) >= 0 else 'none'}")
 assert np.linalg.norm(final_xy - np.asarray(goal_xy)) < 0.01, "the push missed the goal"
-assert np.all(np.asarray(r.converged) == 1), "a SAP solve did not converge""""),
+assert np.all(np.asarray(r.converged) == 1), "a SAP solve did not converge"
+assert int(r.first_overflow_step) == -1, 'a contact was dropped'"""),
     ("code", """xs = np.asarray(r.states); tt = np.asarray(r.times)
 fig, ax = plt.subplots(1, 3, figsize=(14, 3.5))
 ax[0].semilogy(push_costs); ax[0].set(xlabel="iteration", ylabel="cost", title="pusher: cost")

@@ -17,6 +17,7 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from jaxbody.plant.context import _check_shape
 
@@ -39,6 +40,8 @@ class DiscreteRolloutResult(NamedTuple):
         contact_overflow: (N,) bool, True where a step may have missed a contact
             (`ContactSolution.overflow`: a capped or culled collision query); raise
             ``set_max_active_contacts`` or ``max_pairs_per_group`` if any is set.
+        first_overflow_step: int32, the first k (1..N) whose step may have missed a contact,
+            or −1 (``on_overflow="raise"`` turns it into an error).
     """
 
     times: jax.Array
@@ -52,11 +55,12 @@ class DiscreteRolloutResult(NamedTuple):
     contact_active: jax.Array | None
     first_nonfinite_step: jax.Array
     contact_overflow: jax.Array
+    first_overflow_step: jax.Array
 
 
 def discrete_rollout(plant, context, controller=None, num_steps=1, *, params=None, controls=None,
                      save_trajectory=True, save_contacts=False, checkpoint=False,
-                     solver_parameters=None) -> DiscreteRolloutResult:
+                     solver_parameters=None, on_overflow="report") -> DiscreteRolloutResult:
     """Steps a discrete plant ``num_steps`` times from ``context``.
 
     Args:
@@ -71,6 +75,15 @@ def discrete_rollout(plant, context, controller=None, num_steps=1, *, params=Non
         save_contacts: also return per-step contact points, forces and generalized forces.
         checkpoint: rematerialize each step in reverse mode (memory O(N) states only).
         solver_parameters: `SapSolverParameters`, or None for Drake's defaults.
+        on_overflow: "report" (default): a step that may have missed a contact (more points
+            penetrate than ``set_max_active_contacts`` allows, or the collision query's
+            ``max_pairs_per_group`` culled a touching pair) is reported in
+            ``contact_overflow`` and ``first_overflow_step``; "raise": it is an error, a
+            ``ValueError`` naming the first such step (under an outer ``jax.jit``, an
+            ``equinox.error_if`` runtime error).
+
+    Raises:
+        ValueError: bad arguments, or a contact overflow with ``on_overflow="raise"``.
     """
     plant._require_finalized("discrete_rollout")
     plant._check_context(context, "discrete_rollout")
@@ -80,12 +93,41 @@ def discrete_rollout(plant, context, controller=None, num_steps=1, *, params=Non
     num_steps = int(num_steps)
     if num_steps < 1:
         raise ValueError(f"discrete_rollout: num_steps must be >= 1, got {num_steps}")
+    if on_overflow not in ("report", "raise"):
+        raise ValueError(f"discrete_rollout: on_overflow must be 'report' or 'raise', got "
+                         f"{on_overflow!r}")
     if controls is not None:
         controls = _check_shape("discrete_rollout: controls", controls,
                                 (num_steps, plant.num_actuators()))
-    return _discrete_rollout(plant, controller, num_steps, bool(save_trajectory),
-                             bool(save_contacts), bool(checkpoint), solver_parameters, context,
-                             params, controls)
+    r = _discrete_rollout(plant, controller, num_steps, bool(save_trajectory),
+                          bool(save_contacts), bool(checkpoint), solver_parameters, context,
+                          params, controls)
+    if on_overflow == "raise":
+        r = _raise_on_overflow(r)
+    return r
+
+
+OVERFLOW_HINT = ("a contact may have been missed: more points penetrated than "
+                 "set_max_active_contacts allows, or the collision query's max_pairs_per_group "
+                 "culled a touching pair; raise the cap that is set")
+
+
+def _raise_on_overflow(r: DiscreteRolloutResult) -> DiscreteRolloutResult:
+    """``r``, or a ValueError naming the first overflowing step (an ``equinox.error_if``
+    runtime error when ``r`` is traced)."""
+    k = r.first_overflow_step
+    if isinstance(k, jax.core.Tracer):
+        import equinox as eqx
+
+        return r._replace(final_state=eqx.error_if(r.final_state, k >= 0,
+                                                   f"discrete_rollout: {OVERFLOW_HINT}"))
+    k = np.asarray(k)
+    if k.ndim == 0 and int(k) >= 0:
+        raise ValueError(f"discrete_rollout: at step {int(k)}, {OVERFLOW_HINT}")
+    if k.ndim and np.any(k >= 0):
+        raise ValueError(f"discrete_rollout: {int(np.sum(k >= 0))} rollouts overflowed (first "
+                         f"steps {k[k >= 0][:5].tolist()}): {OVERFLOW_HINT}")
+    return r
 
 
 @partial(jax.jit, static_argnums=(0, 1, 2, 3, 4, 5, 6))
@@ -124,5 +166,7 @@ def _discrete_rollout(plant, controller, num_steps, save, save_contacts, checkpo
     t0 = jnp.asarray(context.time, dtype)
     times = t0 + plant.time_step() * jnp.arange(num_steps + 1, dtype=dtype)
     xN = jnp.concatenate([ctxN.q, ctxN.v])
+    over = out["over"]
+    first_over = jnp.where(jnp.any(over), jnp.argmax(over) + 1, -1).astype(jnp.int32)
     return DiscreteRolloutResult(times, states, xN, out["it"], out["ok"], out.get("tau"),
-                                 out.get("f"), out.get("p"), out.get("a"), bad, out["over"])
+                                 out.get("f"), out.get("p"), out.get("a"), bad, over, first_over)

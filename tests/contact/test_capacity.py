@@ -120,3 +120,17 @@ def test_a_dropped_contact_is_reported_by_the_rollout(batch):
     r = roll(batch)
     assert r.contact_overflow.shape == (3, 2)
     assert np.asarray(r.contact_overflow[:, 0]).tolist() == [False, False, True]
+    assert np.asarray(r.first_overflow_step).tolist() == [-1, -1, 1]
+    # on_overflow="raise": an error naming the step, from a concrete result or under jit.
+    one = jax.tree_util.tree_map(lambda x: x[2], batch)
+    fine = jax.tree_util.tree_map(lambda x: x[0], batch)
+    with pytest.raises(ValueError, match="at step 1, a contact may have been missed"):
+        jb.discrete_rollout(plant, one, num_steps=2, on_overflow="raise")
+    r_fine = jb.discrete_rollout(plant, fine, num_steps=2, on_overflow="raise")
+    assert int(r_fine.first_overflow_step) == -1
+    jitted = jax.jit(lambda c: jb.discrete_rollout(plant, c, num_steps=2, save_trajectory=False,
+                                                   on_overflow="raise").final_state)
+    with pytest.raises(Exception, match="a contact may have been missed"):
+        jax.block_until_ready(jitted(one))
+    with pytest.raises(ValueError, match="on_overflow must be 'report' or 'raise'"):
+        jb.discrete_rollout(plant, fine, num_steps=2, on_overflow="warn")
