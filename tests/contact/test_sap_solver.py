@@ -1,5 +1,7 @@
 """The SAP solver on synthetic problems: projection, Hessian blocks, optimality, gradients."""
 
+import dataclasses
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -101,8 +103,8 @@ def test_tight_tolerance_reaches_machine_precision(jsolve):
 
 def test_no_constraints_gives_free_motion(jsolve):
     p = random_problem(0)
-    p = SapProblem(**{**p.__dict__, "active_c": jnp.zeros(4), "active_l": jnp.zeros(2),
-                      "scale_mask": jnp.zeros(6)})
+    p = dataclasses.replace(p, active_c=jnp.zeros(4), active_l=jnp.zeros(2),
+                            scale_mask=jnp.zeros(6))
     v, stats = jsolve(p, jnp.ones(6))
     np.testing.assert_array_equal(v, p.v_star)
     assert stats.iterations == 0
@@ -119,8 +121,8 @@ def test_vmap_equals_loop(jsolve):
 
 def _solution_of(theta, p):
     """v as a function of (v*, μ, A scale, contact stiffness-like R scale)."""
-    q = SapProblem(**{**p.__dict__, "v_star": theta[:6], "mu": jnp.full(4, theta[6]),
-                      "A": p.A * theta[7], "Rc": p.Rc * theta[8]})
+    q = dataclasses.replace(p, v_star=theta[:6], mu=jnp.full(4, theta[6]), A=p.A * theta[7],
+                            Rc=p.Rc * theta[8])
     return solve(q, jnp.zeros(6), SapSolverParameters(rel_tolerance=1e-13))[0]
 
 
