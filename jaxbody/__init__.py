@@ -17,6 +17,7 @@ from jaxbody.plant import (
     JointActuator,
     JointActuatorIndex,
     JointIndex,
+    MultibodyConstraintId,
     ModelInstanceIndex,
     MultibodyForces,
     MultibodyPlant,
@@ -102,7 +103,8 @@ __version__ = "0.1.0"
 __all__ = [
     "BallJoint", "BallRpyJoint", "BodyFrame", "BodyIndex", "Context", "CylindricalJoint",
     "FixedOffsetFrame", "Frame", "FrameIndex", "JacobianWrtVariable", "Joint", "JointActuator",
-    "JointActuatorIndex", "JointIndex", "ModelInstanceIndex", "MultibodyForces", "MultibodyPlant",
+    "JointActuatorIndex", "JointIndex",
+    "MultibodyConstraintId", "ModelInstanceIndex", "MultibodyForces", "MultibodyPlant",
     "Parameters",
     "PlanarJoint", "PrismaticJoint", "QuaternionFloatingJoint", "RevoluteJoint", "RigidBody",
     "RigidTransform", "RollPitchYaw", "RotationMatrix", "RotationalInertia", "RpyFloatingJoint",

@@ -10,7 +10,8 @@ Friction cone (compliant point contact), per contact, with vc = (vt₁, vt₂, v
         sliding    −μ̂‖yt‖ₛ < yn < ‖yt‖ₛ/μ:                γn = (yn + μ̂‖yt‖ₛ)/(1 + μμ̂), γt = μγn t̂
         separation otherwise:                              γ = 0
     with μ̂ = μ Rt/Rn, t̂ = yt/‖yt‖ₛ and the soft norm ‖x‖ₛ = (‖x‖² + ε²)^½ (ε = 1e-7, Drake's).
-Unilateral (joint limits), per equation, vc = ±v_dof:  γ = max(y, 0).
+Unilateral (joint limits), per equation, vc = ±v_dof:  γ = max(y, 0); bilateral (couplers,
+vc = v₀ − ρ v₁):  γ = y (a lower bound of −∞).
 
 Each constraint's cost is ℓᵢ = ½ γᵢᵀ Rᵢ γᵢ, its gradient −γᵢ and its Hessian Gᵢ = −∂γᵢ/∂vc,
 which the Newton step needs (G = ∂P/∂y R⁻¹; stiction R⁻¹, separation 0).
@@ -109,11 +110,14 @@ def cone_hessian(vc, R, vhat, mu, active):
     return G * active[..., None, None]
 
 
-def limit_impulses(vc, R, vhat, active):
-    """γ (n,) = max(R⁻¹(v̂ − vc), 0) for unilateral equations."""
-    return jnp.maximum((vhat - vc) / R, 0.0) * active
+def limit_impulses(vc, R, vhat, active, lower=None):
+    """γ (n,) = max(R⁻¹(v̂ − vc), lower) per equation: ``lower`` 0 (None) for unilateral
+    equations (joint limits), −∞ for bilateral ones (couplers; Drake's holonomic constraint with
+    impulse limits (−∞, ∞))."""
+    y = (vhat - vc) / R
+    return jnp.maximum(y, 0.0 if lower is None else lower) * active
 
 
-def limit_hessian(vc, R, vhat, active):
-    """G (n,) = R⁻¹ where y > 0, else 0."""
-    return jnp.where((vhat - vc) / R > 0.0, 1.0 / R, 0.0) * active
+def limit_hessian(vc, R, vhat, active, lower=None):
+    """G (n,) = R⁻¹ where y > lower (0 when None), else 0."""
+    return jnp.where((vhat - vc) / R > (0.0 if lower is None else lower), 1.0 / R, 0.0) * active

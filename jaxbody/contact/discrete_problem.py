@@ -6,6 +6,8 @@ Given the free motion (A = M + δt·D, v*, `free_motion`) of the plant at x₀ =
   per-tree Jacobian (`contact_jacobian`) and Drake's regularization from the Delassus estimate;
 - a near-rigid limit constraint (k = 1e12, τ = δt, β = 0.1) for each 1-dof joint with a finite
   limit inside the window q₀ ± 2δt·max(|v₀|, |v*|) (Drake's rule);
+- a near-rigid bilateral equation g = q₀ − ρ q₁ − Δq (k = ∞, τ = δt, β = 0.1: pydrake 1.51's
+  ``SapDriver::AddCouplerConstraints``) for each active coupler constraint;
 then v = argmin ℓ(v) (`sap_solver.solve`, warm start). Only the K deepest slots enter the problem
 when that is exact (`capacity`). Everything is pure: jit, vmap and grad apply.
 """
@@ -32,6 +34,7 @@ FRICTION_SIGMA = 1.0e-3  # Drake's σ
 LIMIT_STIFFNESS = 1.0e12
 LIMIT_BETA = 0.1
 LIMIT_WINDOW_FACTOR = 2.0
+COUPLER_BETA = 0.1  # Drake's SapDriver: couplers are near-rigid holonomic constraints
 
 
 class ContactSolution(NamedTuple):
@@ -47,6 +50,8 @@ class ContactSolution(NamedTuple):
             slots that are not active).
         tau_contact: (nv,) generalized contact forces Jᵀγ/δt.
         limit_impulses: (L,) joint-limit impulses (N·s or N·m·s).
+        coupler_impulses: (C,) coupler-constraint impulses on joint 0's dof (N·s or N·m·s;
+            joint 1 receives −ρ times it), zero for inactive constraints.
         overflow: () True when a contact may be missing from the step: more points penetrated
             than ``set_max_active_contacts`` allows, or the collision query's culling
             (``ContactQueryOptions.max_pairs_per_group``) dropped a pair whose bounding spheres
@@ -63,12 +68,15 @@ class ContactSolution(NamedTuple):
     tau_contact: jax.Array
     limit_impulses: jax.Array
     overflow: jax.Array
+    coupler_impulses: jax.Array | None = None
 
 
-def discrete_layout(topo, joints) -> dict:
+def discrete_layout(topo, joints, couplers=()) -> dict:
     """Static (NumPy) data of a plant's contact problems, built once per plant: the kinematic
     tree of every node (``tree``, ``tree_index``, ``dof_tree``), the `TreeJacobian` layout, the
-    limited 1-dof joints (``limit_dof``, ``limit_q``, ``limit_lo``, ``limit_hi``)."""
+    limited 1-dof joints (``limit_dof``, ``limit_q``, ``limit_lo``, ``limit_hi``) and the
+    coupler constraints' dofs and positions (``coupler_dof`` (C, 2), ``coupler_q`` (C, 2)) from
+    ``couplers``, pairs of 1-dof joints (joint0, joint1)."""
     tree = np.zeros(topo.num_nodes, np.int64)  # depth-1 ancestor of each node; 0: the world
     for node in range(1, topo.num_nodes):
         n = node
@@ -90,10 +98,15 @@ def discrete_layout(topo, joints) -> dict:
     tree_index = np.full(topo.num_nodes, owners.size, np.int64)
     tree_index[np.isin(tree, owners)] = np.searchsorted(owners, tree[np.isin(tree, owners)])
     dof_map, dof_slot, pair_slot = TreeJacobian.layout(tree_index[topo.dof_node], owners.size)
+    cdof = np.array([[j0.velocity_start(), j1.velocity_start()] for j0, j1 in couplers],
+                    np.int64).reshape(-1, 2)
+    cq = np.array([[j0.position_start(), j1.position_start()] for j0, j1 in couplers],
+                  np.int64).reshape(-1, 2)
     return dict(tree=tree, dof_tree=tree[topo.dof_node], tree_index=tree_index,
                 dof_map=dof_map, dof_slot=dof_slot, pair_slot=pair_slot,
                 limit_dof=np.asarray(dofs, np.int64), limit_q=np.asarray(qi, np.int64),
-                limit_lo=np.asarray(lo), limit_hi=np.asarray(hi))
+                limit_lo=np.asarray(lo), limit_hi=np.asarray(hi), coupler_dof=cdof,
+                coupler_q=cq)
 
 
 def free_motion(topo, layout, dt, dk, tau, F_O, gravity_parameters, reflected_inertia,
@@ -157,13 +170,33 @@ def _limit_part(layout, dt, q0, v0, v_star, inv_diag_A, dtype, nv):
     return Jl, Rl, vhat, active, np.concatenate([ld, ld])
 
 
-def build_problem(topo, layout, dt, dk, A, v_star, q0, v0, pc):
+def _coupler_part(layout, dt, q0, inv_diag_A, constraints, dtype, nv):
+    """(J, R, v̂, active, dofs (2C,)) of the coupler constraints: one row e₀ − ρ e₁ each, with
+    g₀ = q₀ − ρ q₁ − Δq, Drake's Delassus estimate w = 1/A₀₀ + ρ²/A₁₁ and near-rigid R."""
+    cd, cq = layout["coupler_dof"], layout["coupler_q"]
+    C_ = cd.shape[0]
+    if not C_:
+        z = jnp.zeros((0,), dtype)
+        return jnp.zeros((0, nv), dtype), z, z, z, cd.reshape(-1)
+    rho = jnp.asarray(constraints["coupler_gear_ratio"], dtype)
+    offset = jnp.asarray(constraints["coupler_offset"], dtype)
+    g0 = q0[cq[:, 0]] - rho * q0[cq[:, 1]] - offset
+    rows = np.arange(C_)
+    J = jnp.zeros((C_, nv), dtype).at[rows, cd[:, 0]].add(1.0).at[rows, cd[:, 1]].add(-rho)
+    w = inv_diag_A[cd[:, 0]] + rho * rho * inv_diag_A[cd[:, 1]]
+    R, vhat = C.limit_regularization(w, g0, dt, jnp.inf, dt, COUPLER_BETA)
+    active = jnp.asarray(constraints["coupler_active"], dtype)
+    return J, R, vhat, active, cd.reshape(-1)
+
+
+def build_problem(topo, layout, dt, dk, A, v_star, q0, v0, pc, constraints=None):
     """The `SapProblem` of a step and the slots' contact frames R_WC.
 
     Args:
         topo: the plant's topology; layout: `discrete_layout`; dt: the time step.
         dk: the dynamics kinematics at q₀ (its poses ``pk``); A (nv, nv), v_star (nv,): the free
             motion; q0, v0: the state; pc: `PointContacts` of the slots, or None.
+        constraints: the Context's constraint parameters (``Parameters.constraints``).
     """
     dtype, nv = v_star.dtype, topo.nv
     inv_diag_A = 1.0 / jnp.diagonal(A)
@@ -171,6 +204,19 @@ def build_problem(topo, layout, dt, dk, A, v_star, q0, v0, pc):
                                                                pc, dtype)
     Jl, Rl, vhat_l, active_l, limit_dofs = _limit_part(layout, dt, q0, v0, v_star, inv_diag_A,
                                                        dtype, nv)
+    lower_l = None
+    if layout["coupler_dof"].shape[0]:
+        Jk, Rk, vhat_k, active_k, k_dofs = _coupler_part(layout, dt, q0, inv_diag_A,
+                                                         constraints, dtype, nv)
+        lower_l = jnp.concatenate([jnp.zeros(Rl.shape, dtype), jnp.full(Rk.shape, -jnp.inf,
+                                                                         dtype)])
+        Jl, Rl = jnp.concatenate([Jl, Jk]), jnp.concatenate([Rl, Rk])
+        vhat_l, active_l = jnp.concatenate([vhat_l, vhat_k]), jnp.concatenate([active_l,
+                                                                                active_k])
+        row_active = jnp.concatenate([active_l[:limit_dofs.size], jnp.repeat(active_k, 2)])
+        limit_dofs = np.concatenate([limit_dofs, k_dofs])
+    else:
+        row_active = active_l
     # Drake's "participating" velocities: those of trees with an active constraint.
     participating = jnp.zeros(topo.num_nodes, dtype)
     if na is not None:
@@ -178,36 +224,40 @@ def build_problem(topo, layout, dt, dk, A, v_star, q0, v0, pc):
         participating = participating.at[tree[na]].max(active_c)
         participating = participating.at[tree[nb]].max(active_c)
     if limit_dofs.size:
-        participating = participating.at[layout["dof_tree"][limit_dofs]].max(active_l)
+        participating = participating.at[layout["dof_tree"][limit_dofs]].max(row_active)
     scale_mask = participating[layout["dof_tree"]]
     problem = SapProblem(A, v_star, Jc, Rc, vhat_c, mu, active_c, Jl, Rl, vhat_l, active_l,
-                         scale_mask)
+                         scale_mask, lower_l=lower_l)
     return problem, R_WC
 
 
-def _solve_slots(topo, layout, dt, dk, A, v_star, q0, v0, pc, v_guess, params):
-    """(v, stats, per-slot (active, γ, vc), τ_contact, limit impulses) with the slots ``pc``."""
-    problem, _ = build_problem(topo, layout, dt, dk, A, v_star, q0, v0, pc)
+def _solve_slots(topo, layout, dt, dk, A, v_star, q0, v0, pc, v_guess, params, constraints):
+    """(v, stats, per-slot (active, γ, vc), τ_contact, limit and coupler impulses) with the
+    slots ``pc``."""
+    problem, _ = build_problem(topo, layout, dt, dk, A, v_star, q0, v0, pc, constraints)
     v, stats = solve(problem, v_guess, params)
     vc = problem.Jc.apply(v)
     gamma = C.cone_impulses(vc, problem.Rc, problem.vhat_c, problem.mu, problem.active_c)
-    gl = C.limit_impulses(problem.Jl @ v, problem.Rl, problem.vhat_l, problem.active_l)
+    gl = C.limit_impulses(problem.Jl @ v, problem.Rl, problem.vhat_l, problem.active_l,
+                          problem.lower_l)
     tau_c = problem.Jc.apply_transpose(gamma) / dt
     active = problem.active_c
     return v, stats, (active, gamma, vc * active[:, None]), tau_c, gl
 
 
 def solve_step(topo, layout, dt, dk, A, v_star, q0, v0, pc, v_guess, params=None,
-               capacity=None):
+               capacity=None, constraints=None):
     """The next velocities of a discrete step: (v (nv,), `ContactSolution` (overflow False),
     `SapStatistics`).
 
     ``capacity``: solve with the ``capacity`` deepest slots of ``pc`` when, over the whole
     ``vmap`` batch, no more points penetrate (`capacity.batch_all`); the full problem otherwise.
-    Both give the same solution. None: always every slot.
+    Both give the same solution. None: always every slot. ``constraints``: the Context's
+    constraint parameters (``Parameters.constraints``).
     """
     def run(slots):
-        return _solve_slots(topo, layout, dt, dk, A, v_star, q0, v0, slots, v_guess, params)
+        return _solve_slots(topo, layout, dt, dk, A, v_star, q0, v0, slots, v_guess, params,
+                            constraints)
 
     P = 0 if pc is None else pc.phi.shape[0]
     if pc is None or capacity is None or capacity >= P:
@@ -228,4 +278,7 @@ def solve_step(topo, layout, dt, dk, A, v_star, q0, v0, pc, v_guess, params=None
                   jnp.zeros((0, 3, 3), v.dtype))
     else:
         frames = (pc.p_WC, pc.nhat_BA_W, pc.phi, contact_frames(pc.nhat_BA_W))
-    return v, ContactSolution(active, *frames, gamma, vc, tau_c, gl, jnp.asarray(False)), stats
+    nk = layout["coupler_dof"].shape[0]
+    gl, gk = gl[:gl.shape[0] - nk], gl[gl.shape[0] - nk:]
+    return v, ContactSolution(active, *frames, gamma, vc, tau_c, gl, jnp.asarray(False),
+                              gk), stats

@@ -36,13 +36,16 @@ class SapProblem:
         vhat_c: (nc, 3) bias velocities (0, 0, v̂n).
         mu: (nc,) friction coefficients.
         active_c: (nc,) 0/1.
-        Jl: (nl, nv) unilateral (joint-limit) Jacobian rows.
+        Jl: (nl, nv) Jacobian rows of the scalar constraints: unilateral (joint limits) and
+            bilateral (couplers) equations.
         Rl, vhat_l, active_l: (nl,) their regularization, bias and mask.
         scale_mask: (nv,) 1 for velocities of trees that have an active constraint (Drake's
             "participating" dofs, used by the stopping criterion), 0 elsewhere.
         A_tree: None, or (T+1, d, d) the tree blocks of A (`tree_hessian.tree_blocks`) when
             ``Jc`` is in tree form: products with A then cost O(T·d²), not O(nv²).
             `sap_solver.solve` fills it in (`with_tree_blocks`).
+        lower_l: None (every row unilateral: γ ≥ 0), or (nl,) each row's lower impulse bound
+            (0: unilateral, −∞: bilateral).
     """
 
     A: jax.Array
@@ -58,6 +61,7 @@ class SapProblem:
     active_l: jax.Array
     scale_mask: jax.Array
     A_tree: jax.Array | None = None
+    lower_l: jax.Array | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -112,7 +116,7 @@ def constraint_velocities(p: SapProblem, v):
 
 def impulses(p: SapProblem, vc, vl):
     return (C.cone_impulses(vc, p.Rc, p.vhat_c, p.mu, p.active_c),
-            C.limit_impulses(vl, p.Rl, p.vhat_l, p.active_l))
+            C.limit_impulses(vl, p.Rl, p.vhat_l, p.active_l, p.lower_l))
 
 
 def generalized_impulse(p: SapProblem, gc, gl):
@@ -140,7 +144,7 @@ def hessian(p: SapProblem, v):
     """H(v) = A + Jᵀ G J: (nv, nv), SPD."""
     vc, vl = constraint_velocities(p, v)
     Gc = C.cone_hessian(vc, p.Rc, p.vhat_c, p.mu, p.active_c)
-    Gl = C.limit_hessian(vl, p.Rl, p.vhat_l, p.active_l)
+    Gl = C.limit_hessian(vl, p.Rl, p.vhat_l, p.active_l, p.lower_l)
     H = p.A + p.Jc.congruence(Gc)
     return H + jnp.einsum("ln,l,lm->nm", p.Jl, Gl, p.Jl)
 
@@ -149,6 +153,6 @@ def tree_hessian(p: SapProblem, v):
     """H(v) as a `TreeHessian` (tree-blocked operator; needs ``p.Jc`` in tree form)."""
     vc, vl = constraint_velocities(p, v)
     Gc = C.cone_hessian(vc, p.Rc, p.vhat_c, p.mu, p.active_c)
-    Gl = C.limit_hessian(vl, p.Rl, p.vhat_l, p.active_l)
+    Gl = C.limit_hessian(vl, p.Rl, p.vhat_l, p.active_l, p.lower_l)
     A_tree = tree_blocks(p.Jc, p.A) if p.A_tree is None else p.A_tree
     return TreeHessian(A_tree, p.Jc, Gc, limit_rows(p.Jc, p.Jl), Gl)

@@ -12,6 +12,7 @@ from jaxbody.plant.elements import (
     JointActuatorIndex,
     JointIndex,
     ModelInstanceIndex,
+    MultibodyConstraintId,
     RigidBody,
     default_model_instance,
     world_model_instance,
@@ -22,6 +23,7 @@ from jaxbody.plant.multibody_plant import MultibodyPlant
 __all__ = [
     "BodyFrame", "BodyIndex", "Context", "FixedOffsetFrame", "Frame", "FrameIndex",
     "JacobianWrtVariable", "JointActuator", "JointActuatorIndex", "JointIndex",
+    "MultibodyConstraintId",
     "ModelInstanceIndex", "MultibodyForces", "MultibodyPlant", "Parameters", "RigidBody",
     "default_model_instance", "world_model_instance",
 ]

@@ -56,7 +56,8 @@ class DiscreteAPI:
     def _discrete_static(self):
         cached = getattr(self, "_discrete_cache", None)
         if cached is None:
-            cached = self._discrete_cache = discrete_layout(self._topology, self._joints)
+            cached = self._discrete_cache = discrete_layout(self._topology, self._joints,
+                                                            self._coupler_joints())
         return cached
 
     def _contact_points(self, context):
@@ -165,7 +166,8 @@ class DiscreteAPI:
         guess = context.v if v_guess is None else v_guess
         v, contact, stats = solve_step(self._topology, self._discrete_static(), self._time_step,
                                        dk, A, v_star, context.q, context.v, pc, guess,
-                                       solver_parameters, self.get_contact_capacity())
+                                       solver_parameters, self.get_contact_capacity(),
+                                       context.parameters.constraints)
         dt = self._time_step
         q = context.q + dt * self.MapVelocityToQDot(context, v)
         nxt = context.replace(time=context.time + dt, q=q, v=v)

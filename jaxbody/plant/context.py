@@ -39,6 +39,9 @@ class Parameters:
             ``point_contact_stiffness`` (N/m), ``relaxation_time`` (s),
             ``hunt_crossley_dissipation`` (s/m), ``static_friction``, ``dynamic_friction``;
             empty for a plant without collision geometry.
+        constraints: the constraints' parameters (`MultibodyPlant.AddCouplerConstraint`):
+            ``coupler_gear_ratio``, ``coupler_offset`` and ``coupler_active`` (0/1), each a
+            (num_coupler_constraints,) array in constraint order; empty without constraints.
     """
 
     mass: jax.Array
@@ -52,6 +55,7 @@ class Parameters:
     gear_ratio: jax.Array
     force_elements: tuple = ()
     contact: dict = dataclasses.field(default_factory=dict)
+    constraints: dict = dataclasses.field(default_factory=dict)
 
 
 def _check_shape(name, x, shape):

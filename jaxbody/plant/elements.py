@@ -315,3 +315,8 @@ class FixedOffsetFrame(Frame):
 
         R, p = self._default_X_BF_np()
         return RigidTransform(R, p)
+
+
+class MultibodyConstraintId(_Index):
+    """Id of a constraint in its plant (`AddCouplerConstraint`), Drake's ``MultibodyConstraintId``;
+    numbered 0, 1, ... in the order the constraints were added."""
