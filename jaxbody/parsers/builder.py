@@ -87,7 +87,7 @@ def add_model(plant, model, instance_name):
     return add_models(plant, [model], [instance_name])[0]
 
 
-def add_models(plant, models, instance_names, build_order=None):
+def add_models(plant, models, instance_names, build_order=None, diagnostics=None):
     """Adds ``models`` (validated together) to ``plant``; returns their `ModelInstanceIndex`es.
 
     Args:
@@ -96,6 +96,8 @@ def add_models(plant, models, instance_names, build_order=None):
         instance_names: the model instance name of each.
         build_order: the order in which the models' elements are added (default: in order);
             SDFormat adds nested models before their parents.
+        diagnostics: the file's `Diagnostics`, for warnings about the plant (a ``<mimic>`` on
+            a continuous plant); None: Python warnings.
 
     Raises:
         ParseError: the plant is finalized, an instance name is taken, or (unexpectedly) the
@@ -110,7 +112,7 @@ def add_models(plant, models, instance_names, build_order=None):
                                         f"'{name}'; model instance names must be unique (use "
                                         "Parser(plant, scope_name) or SetAutoRenaming(True))")
     order = range(len(models)) if build_order is None else build_order
-    state = _BuildState(plant)
+    state = _BuildState(plant, diagnostics)
     try:
         with plant_transaction(plant):
             for model, name in zip(models, instance_names):
@@ -127,8 +129,9 @@ def add_models(plant, models, instance_names, build_order=None):
 class _BuildState:
     """The plant elements added so far, by key, and the element being added (for errors)."""
 
-    def __init__(self, plant):
+    def __init__(self, plant, diagnostics=None):
         self.plant = plant
+        self.diagnostics = diagnostics
         self.instances = {WORLD_INSTANCE: plant.world_body().model_instance()}
         self.bodies = {WORLD: plant.world_body()}
         self.element = None
@@ -161,6 +164,8 @@ class _BuildState:
         self._add_frames(model, [f for f in model.frames if not f.before_joints])
         for self.element in [j for j in model.joints if j.after_frames]:
             joints[self.element.name] = self._add_joint(self.element)
+        for self.element in model.couplers:
+            self._add_coupler(self.element, joints)
         for self.element in model.geometries:
             g = self.element
             body, X_BG = bodies[g.body], _transform(g.X_BG)
@@ -168,6 +173,21 @@ class _BuildState:
                 plant.RegisterCollisionGeometry(body, X_BG, g.shape, g.name, g.properties)
             else:
                 plant.RegisterVisualGeometry(body, X_BG, g.shape, g.name, g.properties)
+
+    def _add_coupler(self, c, joints):
+        """Drake's parser: a coupler constraint on a discrete plant, a warning otherwise."""
+        if not self.plant.is_discrete():
+            why = (f"joint '{c.joint}' mimics joint '{c.target}', but mimic elements are only "
+                   "supported by a discrete MultibodyPlant (time_step > 0); it is ignored")
+            if self.diagnostics is None:
+                import warnings
+
+                warnings.warn(f"{c.loc}: {why}", stacklevel=4)
+            else:
+                self.diagnostics.warning_at(c.loc, why)
+            return
+        self.plant.AddCouplerConstraint(joints[c.joint], joints[c.target], c.multiplier,
+                                        c.offset)
 
     def _add_joint(self, j):
         import jaxbody as jb

@@ -84,6 +84,12 @@ class Diagnostics:
             raise ParseError(loc, f"{reason} (a warning, raised because strict parsing is on)")
         self._warnings.append(f"{loc}: warning: {reason}")
 
+    def warning_at(self, loc: SourceLocation, reason: str):
+        """Records a warning at an already known location (e.g. while building the plant)."""
+        if self.strict:
+            raise ParseError(loc, f"{reason} (a warning, raised because strict parsing is on)")
+        self._warnings.append(f"{loc}: warning: {reason}")
+
     def warnings(self) -> list:
         return list(self._warnings)
 

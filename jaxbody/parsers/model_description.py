@@ -117,6 +117,18 @@ class SpringDescription:
 
 
 @dataclasses.dataclass
+class CouplerDescription:
+    """A coupler constraint q_joint = multiplier · q_target + offset between two single-dof
+    joints of the same description (URDF ``<mimic>``)."""
+
+    joint: str
+    target: str
+    multiplier: float
+    offset: float
+    loc: SourceLocation
+
+
+@dataclasses.dataclass
 class ActuatorDescription:
     """A joint actuator on single-dof joint ``joint``."""
 
@@ -157,6 +169,7 @@ class ModelDescription:
     frames: list = dataclasses.field(default_factory=list)
     geometries: list = dataclasses.field(default_factory=list)
     springs: list = dataclasses.field(default_factory=list)
+    couplers: list = dataclasses.field(default_factory=list)
     scope: str = ""
 
     def body_names(self):

@@ -128,7 +128,7 @@ class Parser:
             models = [read_mjcf(root, ws)]
         validate_structure(models)
         names = self._instance_names(models)
-        instances = add_models(self._plant, models, names, order)
+        instances = add_models(self._plant, models, names, order, diag)
         diag.emit(stacklevel=4)
         return instances
 

@@ -7,8 +7,9 @@ type ball, universal, screw (with ``<drake:screw_thread_pitch value>``) and plan
 ``<origin>``, ``<axis>``, ``<limit lower upper velocity effort drake:acceleration>`` and
 ``<dynamics damping>``; ``<transmission>`` (SimpleTransmission) into joint actuators with the
 joint's effort limit and optional ``drake:rotor_inertia`` / ``drake:gear_ratio``; Drake's
-``<frame>``; ``<mimic>`` (validated as Drake does, then ignored with a warning: jaxbody has no
-coupler constraints yet).
+``<frame>``; ``<mimic>`` (validated as Drake does) into a coupler constraint
+(``AddCouplerConstraint(joint, mimicked joint, multiplier, offset)``) on a discrete plant, and
+ignored with a warning on a continuous one, as Drake does.
 
 Frames as in Drake: a joint's frame F is fixed in the parent link at the joint origin (named
 ``<joint>_parent``); its frame M is the child link's frame (for a planar joint, a frame
@@ -18,7 +19,7 @@ Where jaxbody differs from Drake's parser: numbers must be finite decimal litera
 ``1x`` as 1); a negative mass or a clearly negative diagonal moment of inertia is an error
 (Drake warns and substitutes); lower > upper limits and negative velocity limits are errors
 (pydrake aborts the process); conflicting visual ``<material>`` definitions are warnings
-(Drake errors; they only affect drawing); ``<mimic>``, collision filter groups, bushings,
+(Drake errors; they only affect drawing); collision filter groups, bushings,
 spring-dampers, ball and tendon constraints and controller gains are read past with a warning
 (jaxbody does not model them yet); kinematic loops are errors.
 """
@@ -33,6 +34,7 @@ from jaxbody.parsers.model_description import (
     WORLD,
     ActuatorDescription,
     BodyDescription,
+    CouplerDescription,
     FrameDescription,
     JointDescription,
     ModelDescription,
@@ -262,7 +264,7 @@ def _closest_rotation_to_identity_from_unit_z(u):
 
 
 def _check_mimic(node, model, diag, floating):
-    """Drake's checks of ``<mimic>``; a valid one is ignored with a warning."""
+    """Drake's checks of ``<mimic>``; a valid one becomes a `CouplerDescription`."""
     mimic = node.find("mimic")
     if mimic is None:
         return
@@ -276,8 +278,8 @@ def _check_mimic(node, model, diag, floating):
     if target == name:
         diag.error(mimic, f"joint '{name}' mimic element specifies joint '{target}'; joints "
                           "cannot mimic themselves")
-    read_scalar(mimic, "multiplier", diag)
-    read_scalar(mimic, "offset", diag)
+    multiplier = read_scalar(mimic, "multiplier", diag, default=1.0)
+    offset = read_scalar(mimic, "offset", diag, default=0.0)
     if name in floating or name not in joints:
         diag.warning(mimic, f"the mimic element in joint '{name}' is ignored (it is supported "
                             "only for single-dof joints)")
@@ -286,8 +288,8 @@ def _check_mimic(node, model, diag, floating):
     if nv != nv_target:
         diag.error(mimic, f"joint '{name}' which has {nv} DOF cannot mimic joint '{target}' "
                           f"which has {nv_target} DOF")
-    diag.warning(mimic, f"joint '{name}' mimics joint '{target}': coupler constraints are not "
-                        "supported by jaxbody yet, so the mimic element is ignored")
+    model.couplers.append(CouplerDescription(name, target, multiplier, offset,
+                                             diag.location(mimic)))
 
 
 # ---- transmissions --------------------------------------------------------------------------

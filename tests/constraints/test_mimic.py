@@ -1,0 +1,93 @@
+"""URDF ``<mimic>`` becomes a coupler constraint on a discrete plant, as in Drake's parser (and
+is ignored with a warning on a continuous one); the panda from example-robot-data, whose second
+finger mimics the first, stepped by jaxbody and pydrake under gravity from a random state."""
+
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import jaxbody as jb
+
+URDF = """<robot name="r">
+  <link name="base"/>
+  <link name="a"><inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0"
+    ixz="0" iyz="0"/></inertial></link>
+  <link name="b"><inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0"
+    ixz="0" iyz="0"/></inertial></link>
+  <joint name="ja" type="prismatic"><parent link="base"/><child link="a"/><axis xyz="1 0 0"/>
+    <limit lower="-1" upper="1" effort="1" velocity="1"/></joint>
+  <joint name="jb" type="prismatic"><parent link="base"/><child link="b"/><axis xyz="0 1 0"/>
+    <limit lower="-1" upper="1" effort="1" velocity="1"/>
+    <mimic joint="ja" multiplier="-2" offset="0.1"/></joint>
+</robot>"""
+
+
+def test_mimic_is_a_coupler_on_a_discrete_plant():
+    plant = jb.MultibodyPlant(time_step=1e-3)
+    jb.Parser(plant).AddModelsFromString(URDF, "urdf")
+    plant.Finalize()
+    (cid,) = plant.GetConstraintIds()
+    spec = plant.get_coupler_constraint_specs(cid)
+    assert plant.get_joint(jb.JointIndex(spec.joint0_index)).name() == "jb"
+    assert plant.get_joint(jb.JointIndex(spec.joint1_index)).name() == "ja"
+    assert (spec.gear_ratio, spec.offset) == (-2.0, 0.1)
+
+
+def test_mimic_on_a_continuous_plant_is_ignored_with_a_warning():
+    plant = jb.MultibodyPlant(time_step=0.0)
+    with pytest.warns(UserWarning, match="mimic elements are only supported by a discrete"):
+        jb.Parser(plant).AddModelsFromString(URDF, "urdf")
+    assert plant.num_constraints() == 0
+
+
+def test_panda_fingers_coupled_as_in_drake():
+    pytest.importorskip("pydrake")
+    from tests.parsers.robot_files import add_packages, robot
+
+    path = robot("panda_description/urdf/panda.urdf")
+    if path is None:
+        pytest.skip("example-robot-data is not installed")
+    from pydrake.multibody.parsing import Parser as DrakeParser
+    from pydrake.multibody.plant import DiscreteContactApproximation, MultibodyPlant
+    from pydrake.systems.analysis import Simulator
+
+    dt, steps = 2e-3, 200
+    dplant = MultibodyPlant(time_step=dt)
+    dplant.set_discrete_contact_approximation(DiscreteContactApproximation.kSap)
+    parser = DrakeParser(dplant)
+    add_packages(parser.package_map())
+    parser.AddModels(path)
+    dplant.WeldFrames(dplant.world_frame(), dplant.GetFrameByName("panda_link0"))
+    dplant.Finalize()
+    plant = jb.MultibodyPlant(time_step=dt)
+    jparser = jb.Parser(plant)
+    add_packages(jparser.package_map())
+    jparser.AddModels(path)
+    plant.WeldFrames(plant.world_frame(), plant.GetFrameByName("panda_link0"))
+    # Drake's plant has no SceneGraph, hence no contact: filter every pair here too (the
+    # panda's 450-edge convex hulls would also cost the point-contact query far too much).
+    links = jb.GeometrySet([plant.get_body(jb.BodyIndex(i)) for i in range(plant.num_bodies())])
+    plant.ExcludeCollisionGeometriesWithCollisionFilterGroupPair(("all", links), ("all", links))
+    plant.Finalize()
+    assert plant.num_constraints() == dplant.num_constraints() == 1
+    rng = np.random.default_rng(0)
+    q0 = np.array([0.1, -0.4, 0.2, -1.8, 0.1, 1.5, 0.6, 0.02, 0.03])  # fingers off by 1 cm
+    v0 = rng.uniform(-0.3, 0.3, 9)
+    sim = Simulator(dplant)
+    ctx = sim.get_mutable_context()
+    dplant.SetPositions(ctx, q0)
+    dplant.SetVelocities(ctx, v0)
+    dplant.get_actuation_input_port().FixValue(ctx, np.zeros(dplant.num_actuators()))
+    sim.Initialize()
+    vd = []
+    for k in range(steps):
+        sim.AdvanceTo((k + 1) * dt)
+        vd.append(dplant.GetVelocities(ctx).copy())
+    vd = np.asarray(vd)
+    c = plant.CreateDefaultContext().replace(q=jnp.asarray(q0), v=jnp.asarray(v0))
+    r = jb.discrete_rollout(plant, c, num_steps=steps)
+    vj = np.asarray(r.states[1:, 9:])
+    assert np.all(np.asarray(r.converged) == 1.0)
+    assert np.abs(vj - vd).max() < 1e-8 * np.abs(vd).max()
+    q = np.asarray(r.states[-1, :9])
+    assert abs(q[8] - q[7]) < 1e-3  # the fingers moved together (multiplier 1)
