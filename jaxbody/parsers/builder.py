@@ -176,6 +176,9 @@ class _BuildState:
 
     def _add_coupler(self, c, joints):
         """Drake's parser: a coupler constraint on a discrete plant, a warning otherwise."""
+        if c.target not in joints:
+            raise ParseError(c.loc, f"joint '{c.joint}' mimic element specifies joint "
+                                    f"'{c.target}' which does not exist")
         if not self.plant.is_discrete():
             why = (f"joint '{c.joint}' mimics joint '{c.target}', but mimic elements are only "
                    "supported by a discrete MultibodyPlant (time_step > 0); it is ignored")

@@ -19,7 +19,8 @@ errors name that file. Frames and poses: `jaxbody.parsers.sdf_frames`.
 Where jaxbody differs from Drake's parser: including URDF or MJCF files, merge-includes and
 ``placement_frame`` are not supported (errors); a negative mass, negative geometry sizes and
 non-finite numbers are errors (Drake warns and substitutes); Drake's bushings, spring-dampers,
-constraints, collision filter groups and ``drake:mimic`` are read past with a warning. Drake
+constraints and collision filter groups are read past with a warning (``drake:mimic`` is a
+coupler constraint, see `sdf_joints`). Drake
 also records each link's pose as the default pose of a floating base body; jaxbody's plant has
 no default free-body poses yet, so such bodies start at the identity.
 """

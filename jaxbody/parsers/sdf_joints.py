@@ -16,6 +16,8 @@ upper, velocity (negative: none), effort (0: no actuator; negative: unlimited) a
 ``drake:acceleration``. ``<dynamics>``: damping, and ``spring_stiffness``/``spring_reference``
 as a `RevoluteSpring`/`PrismaticSpring`. 1-dof joints with a nonzero effort limit get an
 actuator named after the joint, with ``drake:rotor_inertia`` and ``drake:gear_ratio``.
+``<drake:mimic joint multiplier offset>`` (defaults 1 and 0) is a coupler constraint
+q = multiplier · q_joint + offset on a discrete plant, as in Drake.
 """
 
 from __future__ import annotations
@@ -25,11 +27,13 @@ import numpy as np
 from jaxbody.parsers.model_description import (
     WORLD,
     ActuatorDescription,
+    CouplerDescription,
     JointDescription,
     SpringDescription,
 )
 from jaxbody.parsers.sdf_frames import MODEL_FRAME, SCOPE, compose
 from jaxbody.parsers.sdf_values import child_text, read_bool, read_number, read_numbers
+from jaxbody.parsers.xml_reader import read_scalar, read_string
 
 _JOINT_TAGS = {"axis", "axis2", "child", "drake:rotor_inertia", "drake:gear_ratio",
                "drake:controller_gains", "drake:mimic", "parent", "pose", "screw_thread_pitch"}
@@ -70,9 +74,16 @@ def read_joint(reader, record, key, welds, into=None):
     if not kind:
         diag.error(xml, f"joint '{name}' is missing the type attribute")
     check_supported(xml, _JOINT_TAGS, diag)
-    if xml.find("drake:mimic") is not None:
-        diag.warning(xml.find("drake:mimic"), f"joint '{name}': drake:mimic (coupler "
-                                              "constraints) is not supported by jaxbody yet")
+    mimic = xml.find("drake:mimic")
+    if mimic is not None:  # a coupler constraint (discrete plants; see the builder)
+        target = read_string(mimic, "joint", diag, required=True, what=(
+            f"joint '{name}' drake:mimic element is missing the required 'joint' attribute"))
+        if target == name:
+            diag.error(mimic, f"joint '{name}' drake:mimic element specifies joint '{target}'; "
+                              "joints cannot mimic themselves")
+        desc.couplers.append(CouplerDescription(
+            name, target, read_scalar(mimic, "multiplier", diag, default=1.0),
+            read_scalar(mimic, "offset", diag, default=0.0), diag.location(mimic)))
     P, C = g.body(reader.joint_parent[key]), g.body(n.attached)
     X_CJ = g.relative(C, key)
     if P == WORLD:

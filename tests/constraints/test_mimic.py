@@ -33,6 +33,29 @@ def test_mimic_is_a_coupler_on_a_discrete_plant():
     assert (spec.gear_ratio, spec.offset) == (-2.0, 0.1)
 
 
+SDF = """<sdf version="1.9"><model name="m">
+  <link name="a"><inertial><mass>1</mass></inertial></link>
+  <link name="b"><inertial><mass>1</mass></inertial></link>
+  <joint name="ja" type="revolute"><parent>world</parent><child>a</child>
+    <axis><xyz>0 0 1</xyz></axis></joint>
+  <joint name="jb" type="revolute"><parent>world</parent><child>b</child>
+    <axis><xyz>0 0 1</xyz></axis>
+    <drake:mimic joint="{target}" multiplier="3" offset="-0.5"/></joint>
+</model></sdf>"""
+
+
+def test_sdformat_drake_mimic_is_a_coupler():
+    plant = jb.MultibodyPlant(time_step=1e-3)
+    jb.Parser(plant).AddModelsFromString(SDF.format(target="ja"), "sdf")
+    plant.Finalize()
+    spec = plant.get_coupler_constraint_specs(plant.GetConstraintIds()[0])
+    assert (spec.gear_ratio, spec.offset) == (3.0, -0.5)
+    assert plant.get_joint(jb.JointIndex(spec.joint1_index)).name() == "ja"
+    with pytest.raises(jb.ParseError, match=r":8:.*specifies joint 'zz' which does not exist"):
+        jb.Parser(jb.MultibodyPlant(time_step=1e-3)).AddModelsFromString(
+            SDF.format(target="zz"), "sdf")
+
+
 def test_mimic_on_a_continuous_plant_is_ignored_with_a_warning():
     plant = jb.MultibodyPlant(time_step=0.0)
     with pytest.warns(UserWarning, match="mimic elements are only supported by a discrete"):
