@@ -39,8 +39,10 @@ Mapping to jaxbody (Drake's names where Drake's MJCF parser has them):
   ``<mujoco model>``, else after the file.
 
 Not supported: mesh, hfield and sdf geoms, ``<frame>``, ``<replicate>``, shell inertia and
-non-motor actuators (errors or warnings, see the messages); tendons, equality constraints,
-contact pairs/excludes and sensors are read past with a warning.
+non-motor actuators (errors or warnings, see the messages); tendons, equality constraints other
+than ``<joint>`` couplers (``<equality><joint joint1 joint2 polycoef>`` of degree ≤ 1 is a coupler
+constraint on a discrete plant), contact pairs/excludes and sensors are read past with a
+warning.
 """
 
 from __future__ import annotations
@@ -73,7 +75,13 @@ from jaxbody.parsers.mjcf_geometry import (
     numbers,
     solid_inertia,
 )
-from jaxbody.parsers.mjcf_model import MjcfFiles, read_actuators, read_compiler, read_defaults
+from jaxbody.parsers.mjcf_model import (
+    MjcfFiles,
+    read_actuators,
+    read_compiler,
+    read_defaults,
+    read_equality,
+)
 from jaxbody.parsers.model_description import (
     WORLD,
     BodyDescription,
@@ -84,7 +92,7 @@ from jaxbody.parsers.model_description import (
 )
 
 _IGNORED_SECTIONS = ("visual", "statistic", "size", "custom", "keyframe", "sensor", "extension")
-_WARNED_SECTIONS = ("tendon", "equality", "contact", "deformable")
+_WARNED_SECTIONS = ("tendon", "contact", "deformable")
 _BODY_SILENT = ("site", "camera", "light", "attach")
 _BODY_ERRORS = ("frame", "replicate")
 
@@ -109,11 +117,12 @@ def read_mjcf(root, ws) -> ModelDescription:
         elif section.tag == "option":
             _check_option(section, diag)
         elif section.tag not in _IGNORED_SECTIONS + ("compiler", "default", "asset", "worldbody",
-                                                      "actuator", "option"):
+                                                      "actuator", "option", "equality"):
             diag.warning(section, f"<{section.tag}> is not supported and is ignored")
     for worldbody in root.findall("worldbody"):
         reader.read_world(worldbody)
     read_actuators(root, reader, files)
+    read_equality(root, reader, files)
     return reader.model
 
 

@@ -8,7 +8,7 @@ import os
 
 import numpy as np
 
-from jaxbody.parsers.model_description import ActuatorDescription
+from jaxbody.parsers.model_description import ActuatorDescription, CouplerDescription
 from jaxbody.parsers.xml_reader import MAX_XML_BYTES, parse_xml
 
 MAX_INCLUDE_DEPTH = 16
@@ -185,6 +185,44 @@ def read_actuators(root, reader, files):
             name = joint if joint not in names else f"{joint}_armature"
             model.actuators.append(ActuatorDescription(name, joint, diag.location(el), np.inf,
                                                        rotor_inertia=armature, gear_ratio=1.0))
+
+
+def read_equality(root, reader, files):
+    """``<equality><joint joint1 joint2 polycoef>`` with a polynomial of degree ≤ 1,
+    (q₁ − ref₁) = c₀ + c₁ (q₂ − ref₂), becomes the coupler constraint q₁ = c₁ q₂ + Δq with
+    Δq = c₀ + ref₁ − c₁ ref₂ (discrete plants); other equalities, inactive ones and higher
+    degrees are ignored with a warning."""
+    diag, model = files.diag, reader.model
+    for section in root.findall("equality"):
+        for el in section.children:
+            attrs = reader.attrs(el, "equality")
+            if el.tag != "joint":
+                diag.warning(el, f"<equality><{el.tag}> is not supported by jaxbody yet and is "
+                                 "ignored")
+                continue
+            j1, j2 = attrs.get("joint1"), attrs.get("joint2")
+            if not j1:
+                diag.error(el, "<equality><joint> is missing the 'joint1' attribute")
+            for j in (j1, j2):
+                if j is not None and j not in reader.joint_info:
+                    diag.error(el, f"<equality><joint> refers to unknown joint '{j}'")
+            c = np.zeros(5)
+            given = _floats(el, attrs.get("polycoef", "0 1 0 0 0"), None, diag)
+            c[:min(5, len(given))] = given[:5]
+            if not _bool(el, attrs.get("active", "true"), diag):
+                diag.warning(el, "an inactive <equality><joint> is ignored")
+                continue
+            if j2 is None or np.any(c[2:] != 0):
+                diag.warning(el, "<equality><joint> is supported as a coupler only: with "
+                                 "joint2 and a polynomial of degree at most 1; ignored")
+                continue
+            by_name = {d.name: d for d in model.joints}
+            ref = [float(np.asarray(by_name[j].default_q)[0])  # MuJoCo's qpos0 (radians)
+                   if getattr(by_name[j], "default_q", None) is not None else 0.0
+                   for j in (j1, j2)]
+            model.couplers.append(CouplerDescription(j1, j2, float(c[1]),
+                                                     float(c[0] + ref[0] - c[1] * ref[1]),
+                                                     diag.location(el)))
 
 
 def _effort_limit(el, attrs, gear, diag):

@@ -56,6 +56,32 @@ def test_sdformat_drake_mimic_is_a_coupler():
             SDF.format(target="zz"), "sdf")
 
 
+MJCF = """<mujoco model="m"><compiler angle="radian"/><worldbody>
+  <body name="a"><joint name="ja" type="hinge" axis="0 0 1" ref="0.2"/>
+    <geom type="sphere" size="0.1" contype="0" conaffinity="0"/></body>
+  <body name="b" pos="1 0 0"><joint name="jb" type="slide" axis="1 0 0"/>
+    <geom type="sphere" size="0.1" contype="0" conaffinity="0"/></body>
+</worldbody><equality>
+  <joint joint1="jb" joint2="ja" polycoef="0.3 -2 0 0 0"/>
+  <joint joint1="ja" joint2="jb" polycoef="0 1 0.5 0 0"/>
+  <connect body1="a" body2="b" anchor="0 0 0"/>
+</equality></mujoco>"""
+
+
+def test_mjcf_joint_equality_is_a_coupler():
+    plant = jb.MultibodyPlant(time_step=1e-3)
+    with pytest.warns(jb.ParseWarning) as caught:
+        jb.Parser(plant).AddModelsFromString(MJCF, "xml")
+    messages = " ".join(str(w.message) for w in caught)
+    assert "degree at most 1" in messages and "<equality><connect>" in messages
+    plant.Finalize()
+    (cid,) = plant.GetConstraintIds()
+    spec = plant.get_coupler_constraint_specs(cid)
+    # (q_b − 0) = 0.3 − 2 (q_a − 0.2):  q_b = −2 q_a + 0.7
+    assert spec.gear_ratio == -2.0 and spec.offset == pytest.approx(0.7)
+    assert plant.get_joint(jb.JointIndex(spec.joint0_index)).name() == "jb"
+
+
 def test_mimic_on_a_continuous_plant_is_ignored_with_a_warning():
     plant = jb.MultibodyPlant(time_step=0.0)
     with pytest.warns(UserWarning, match="mimic elements are only supported by a discrete"):
