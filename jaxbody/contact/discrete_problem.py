@@ -7,7 +7,9 @@ Given the free motion (A = M + δt·D, v*, `free_motion`) of the plant at x₀ =
 - a near-rigid limit constraint (k = 1e12, τ = δt, β = 0.1) for each 1-dof joint with a finite
   limit inside the window q₀ ± 2δt·max(|v₀|, |v*|) (Drake's rule);
 - a near-rigid bilateral equation g = q₀ − ρ q₁ − Δq (k = ∞, τ = δt, β = 0.1: pydrake 1.51's
-  ``SapDriver::AddCouplerConstraints``) for each active coupler constraint;
+  ``SapDriver::AddCouplerConstraints``) for each active coupler constraint, and three,
+  g = p_WQ − p_WP with J = J_v_WBq − J_v_WAp, for each active ball constraint (Drake's
+  ``SapBallConstraint``: near-rigid, so τ = δt; one Delassus estimate for its three rows);
 then v = argmin ℓ(v) (`sap_solver.solve`, warm start). Only the K deepest slots enter the problem
 when that is exact (`capacity`). Everything is pure: jit, vmap and grad apply.
 """
@@ -52,6 +54,8 @@ class ContactSolution(NamedTuple):
         limit_impulses: (L,) joint-limit impulses (N·s or N·m·s).
         coupler_impulses: (C,) coupler-constraint impulses on joint 0's dof (N·s or N·m·s;
             joint 1 receives −ρ times it), zero for inactive constraints.
+        ball_impulses: (B, 3) ball-constraint impulses in World, on body B at Q (−it on A
+            at P).
         overflow: () True when a contact may be missing from the step: more points penetrated
             than ``set_max_active_contacts`` allows, or the collision query's culling
             (``ContactQueryOptions.max_pairs_per_group``) dropped a pair whose bounding spheres
@@ -69,14 +73,16 @@ class ContactSolution(NamedTuple):
     limit_impulses: jax.Array
     overflow: jax.Array
     coupler_impulses: jax.Array | None = None
+    ball_impulses: jax.Array | None = None
 
 
-def discrete_layout(topo, joints, couplers=()) -> dict:
+def discrete_layout(topo, joints, couplers=(), balls=()) -> dict:
     """Static (NumPy) data of a plant's contact problems, built once per plant: the kinematic
     tree of every node (``tree``, ``tree_index``, ``dof_tree``), the `TreeJacobian` layout, the
     limited 1-dof joints (``limit_dof``, ``limit_q``, ``limit_lo``, ``limit_hi``) and the
     coupler constraints' dofs and positions (``coupler_dof`` (C, 2), ``coupler_q`` (C, 2)) from
-    ``couplers``, pairs of 1-dof joints (joint0, joint1)."""
+    ``couplers``, pairs of 1-dof joints (joint0, joint1), and the nodes of the ball
+    constraints' bodies (``ball_nodes`` (B, 2)) from ``balls``, pairs of BodyIndex."""
     tree = np.zeros(topo.num_nodes, np.int64)  # depth-1 ancestor of each node; 0: the world
     for node in range(1, topo.num_nodes):
         n = node
@@ -106,7 +112,8 @@ def discrete_layout(topo, joints, couplers=()) -> dict:
                 dof_map=dof_map, dof_slot=dof_slot, pair_slot=pair_slot,
                 limit_dof=np.asarray(dofs, np.int64), limit_q=np.asarray(qi, np.int64),
                 limit_lo=np.asarray(lo), limit_hi=np.asarray(hi), coupler_dof=cdof,
-                coupler_q=cq)
+                coupler_q=cq, ball_nodes=np.asarray(topo.body_node)[
+                    np.asarray(balls, np.int64).reshape(-1, 2)].reshape(-1, 2))
 
 
 def free_motion(topo, layout, dt, dk, tau, F_O, gravity_parameters, reflected_inertia,
@@ -189,6 +196,18 @@ def _coupler_part(layout, dt, q0, inv_diag_A, constraints, dtype, nv):
     return J, R, vhat, active, cd.reshape(-1)
 
 
+def _ball_part(dt, inv_diag_A, constraints, dtype):
+    """(J (3B, nv), R, v̂, active (3B,)) of the ball constraints (rows computed by the plant:
+    ``ball_J`` (B, 3, nv), ``ball_g`` (B, 3)); w = ‖J diag(A)⁻¹ Jᵀ‖_F / 3 per constraint."""
+    J, g = constraints["ball_J"], constraints["ball_g"]
+    B = J.shape[0]
+    w = C.delassus_estimate(J, inv_diag_A)  # (B,)
+    R, vhat = C.limit_regularization(jnp.repeat(w, 3), g.reshape(-1), dt, jnp.inf, dt,
+                                     COUPLER_BETA)
+    active = jnp.repeat(jnp.asarray(constraints["ball_active"], dtype), 3)
+    return J.reshape(3 * B, -1), R, vhat, active
+
+
 def build_problem(topo, layout, dt, dk, A, v_star, q0, v0, pc, constraints=None):
     """The `SapProblem` of a step and the slots' contact frames R_WC.
 
@@ -204,27 +223,39 @@ def build_problem(topo, layout, dt, dk, A, v_star, q0, v0, pc, constraints=None)
                                                                pc, dtype)
     Jl, Rl, vhat_l, active_l, limit_dofs = _limit_part(layout, dt, q0, v0, v_star, inv_diag_A,
                                                        dtype, nv)
-    lower_l = None
+    # Bilateral rows after the limits: couplers, then balls (γ unbounded below).
+    bilateral = []
+    row_active, row_dofs = active_l, limit_dofs
     if layout["coupler_dof"].shape[0]:
         Jk, Rk, vhat_k, active_k, k_dofs = _coupler_part(layout, dt, q0, inv_diag_A,
                                                          constraints, dtype, nv)
-        lower_l = jnp.concatenate([jnp.zeros(Rl.shape, dtype), jnp.full(Rk.shape, -jnp.inf,
-                                                                         dtype)])
-        Jl, Rl = jnp.concatenate([Jl, Jk]), jnp.concatenate([Rl, Rk])
-        vhat_l, active_l = jnp.concatenate([vhat_l, vhat_k]), jnp.concatenate([active_l,
-                                                                                active_k])
-        row_active = jnp.concatenate([active_l[:limit_dofs.size], jnp.repeat(active_k, 2)])
-        limit_dofs = np.concatenate([limit_dofs, k_dofs])
-    else:
-        row_active = active_l
+        bilateral.append((Jk, Rk, vhat_k, active_k))
+        row_active = jnp.concatenate([row_active, jnp.repeat(active_k, 2)])
+        row_dofs = np.concatenate([row_dofs, k_dofs])
+    if layout["ball_nodes"].shape[0]:
+        bilateral.append(_ball_part(dt, inv_diag_A, constraints, dtype))
+    lower_l = None
+    if bilateral:
+        n_bi = sum(b[1].shape[0] for b in bilateral)
+        lower_l = jnp.concatenate([jnp.zeros(Rl.shape, dtype), jnp.full(n_bi, -jnp.inf, dtype)])
+        Jl = jnp.concatenate([Jl] + [b[0] for b in bilateral])
+        Rl = jnp.concatenate([Rl] + [b[1] for b in bilateral])
+        vhat_l = jnp.concatenate([vhat_l] + [b[2] for b in bilateral])
+        active_l = jnp.concatenate([active_l] + [b[3] for b in bilateral])
     # Drake's "participating" velocities: those of trees with an active constraint.
     participating = jnp.zeros(topo.num_nodes, dtype)
     if na is not None:
         tree = jnp.asarray(layout["tree"])
         participating = participating.at[tree[na]].max(active_c)
         participating = participating.at[tree[nb]].max(active_c)
-    if limit_dofs.size:
-        participating = participating.at[layout["dof_tree"][limit_dofs]].max(row_active)
+    if row_dofs.size:
+        participating = participating.at[layout["dof_tree"][row_dofs]].max(row_active)
+    if layout["ball_nodes"].shape[0]:  # both bodies' trees (the world's tree, 0, has no dofs)
+        tree = jnp.asarray(layout["tree"])
+        ball_active = jnp.asarray(constraints["ball_active"], dtype)
+        for side in range(2):
+            participating = participating.at[tree[layout["ball_nodes"][:, side]]].max(
+                ball_active)
     scale_mask = participating[layout["dof_tree"]]
     problem = SapProblem(A, v_star, Jc, Rc, vhat_c, mu, active_c, Jl, Rl, vhat_l, active_l,
                          scale_mask, lower_l=lower_l)
@@ -278,7 +309,8 @@ def solve_step(topo, layout, dt, dk, A, v_star, q0, v0, pc, v_guess, params=None
                   jnp.zeros((0, 3, 3), v.dtype))
     else:
         frames = (pc.p_WC, pc.nhat_BA_W, pc.phi, contact_frames(pc.nhat_BA_W))
-    nk = layout["coupler_dof"].shape[0]
-    gl, gk = gl[:gl.shape[0] - nk], gl[gl.shape[0] - nk:]
+    nk, nb = layout["coupler_dof"].shape[0], 3 * layout["ball_nodes"].shape[0]
+    n_lim = gl.shape[0] - nk - nb
+    gl, gk, gb = gl[:n_lim], gl[n_lim:n_lim + nk], gl[n_lim + nk:]
     return v, ContactSolution(active, *frames, gamma, vc, tau_c, gl, jnp.asarray(False),
-                              gk), stats
+                              gk, gb.reshape(-1, 3)), stats

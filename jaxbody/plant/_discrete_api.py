@@ -31,6 +31,7 @@ from jaxbody.contact.discrete_problem import (  # noqa: F401 (ContactSolution re
 )
 from jaxbody.contact.sap_problem import SapSolverParameters
 from jaxbody.contact.sap_solver import SapStatistics, solve  # noqa: F401 (re-exported)
+from jaxbody.plant.elements import BodyIndex
 
 
 class DiscreteStepResult(NamedTuple):
@@ -56,8 +57,16 @@ class DiscreteAPI:
     def _discrete_static(self):
         cached = getattr(self, "_discrete_cache", None)
         if cached is None:
-            cached = self._discrete_cache = discrete_layout(self._topology, self._joints,
-                                                            self._coupler_joints())
+            cached = discrete_layout(self._topology, self._joints, self._coupler_joints(),
+                                     [(b.body_A, b.body_B) for b in self._ball_specs()])
+            T = cached["dof_map"].shape[0] - 1
+            for spec, nodes in zip(self._ball_specs(), cached["ball_nodes"]):
+                if np.all(cached["tree_index"][nodes] == T):
+                    A, B = (self.get_body(BodyIndex(b)).name() for b in (spec.body_A,
+                                                                           spec.body_B))
+                    raise ValueError(f"Creating a ball constraint between bodies '{A}' and "
+                                     f"'{B}' where both are welded to the world is not allowed")
+            self._discrete_cache = cached
         return cached
 
     def _contact_points(self, context):
@@ -126,6 +135,14 @@ class DiscreteAPI:
         moving = int(np.sum(layout["tree_index"][nodes] < layout["dof_map"].shape[0] - 1))
         return cap.default_capacity(num_slots, moving)
 
+    def _constraint_inputs(self, context):
+        """The Context's constraint parameters, with the ball constraints' rows (J, g) at its
+        configuration."""
+        constraints = dict(context.parameters.constraints)
+        if self._ball_specs():
+            constraints["ball_J"], constraints["ball_g"] = self._ball_rows(context)
+        return constraints
+
     # --- The step -------------------------------------------------------------------------------
     def _free_motion(self, context, actuation, applied_forces, applied_generalized_force,
                      applied_spatial_force):
@@ -167,7 +184,7 @@ class DiscreteAPI:
         v, contact, stats = solve_step(self._topology, self._discrete_static(), self._time_step,
                                        dk, A, v_star, context.q, context.v, pc, guess,
                                        solver_parameters, self.get_contact_capacity(),
-                                       context.parameters.constraints)
+                                       self._constraint_inputs(context))
         dt = self._time_step
         q = context.q + dt * self.MapVelocityToQDot(context, v)
         nxt = context.replace(time=context.time + dt, q=q, v=v)
