@@ -149,11 +149,7 @@ class ConstraintsAPI:
         specs = self._coupler_specs()
         if id is None:
             return list(specs)
-        kind, slot = self._constraint_slot(id, "get_coupler_constraint_specs")
-        if kind != "coupler":
-            raise ValueError(f"get_coupler_constraint_specs: constraint {id!r} is a {kind} "
-                             "constraint")
-        return specs[slot]
+        return specs[self._constraint_slot(id, "get_coupler_constraint_specs", "coupler")[1]]
 
     def get_ball_constraint_specs(self, id=None):
         """The `BallConstraintSpec` of ``id`` (``p_BQ`` resolved after Finalize), or all of
@@ -161,19 +157,19 @@ class ConstraintsAPI:
         specs = self._resolved_ball_specs() if self.is_finalized() else self._ball_specs()
         if id is None:
             return list(specs)
-        kind, slot = self._constraint_slot(id, "get_ball_constraint_specs")
-        if kind != "ball":
-            raise ValueError(f"get_ball_constraint_specs: constraint {id!r} is a {kind} "
-                             "constraint")
-        return specs[slot]
+        return specs[self._constraint_slot(id, "get_ball_constraint_specs", "ball")[1]]
 
-    def _constraint_slot(self, id, what):
-        """(kind, slot within the kind) of constraint ``id``."""
+    def _constraint_slot(self, id, what, kind=None):
+        """(kind, slot within the kind) of constraint ``id``; ``kind``: the kind it must be."""
         i = check_index(id, MultibodyConstraintId, what)
         if not 0 <= i < self.num_constraints():
             raise ValueError(f"{what}: there is no constraint with id {id!r} (the plant has "
                              f"{self.num_constraints()})")
-        return self._constraint_slots()[i]
+        found = self._constraint_slots()[i]
+        if kind is not None and found[0] != kind:
+            raise ValueError(f"{what}: constraint {id!r} is a {found[0]} constraint, not a "
+                             f"{kind} constraint")
+        return found
 
     def _resolved_ball_specs(self):
         """The ball specs with every ``p_BQ`` set (Drake: Q at P in the default context)."""
@@ -258,10 +254,7 @@ class ConstraintsAPI:
         """A new Context with coupler ``id``'s gear ratio and/or offset replaced (jaxbody's
         functional counterpart of rebuilding the plant; traceable, vmappable)."""
         self._check_context(context, "SetCouplerConstraintParameters")
-        kind, i = self._constraint_slot(id, "SetCouplerConstraintParameters")
-        if kind != "coupler":
-            raise ValueError(f"SetCouplerConstraintParameters: constraint {id!r} is a {kind} "
-                             "constraint")
+        _, i = self._constraint_slot(id, "SetCouplerConstraintParameters", "coupler")
         c = dict(context.parameters.constraints)
         for key, value in (("coupler_gear_ratio", gear_ratio), ("coupler_offset", offset)):
             if value is not None:

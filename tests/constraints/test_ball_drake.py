@@ -124,3 +124,6 @@ def test_bad_ball_constraints_are_refused():
     welded.Finalize()
     with pytest.raises(ValueError, match="where both are welded to the world is not allowed"):
         welded.CalcDiscreteStep(welded.CreateDefaultContext())
+    with pytest.raises(ValueError, match="is a ball constraint, not a coupler constraint"):
+        welded.get_coupler_constraint_specs(jb.MultibodyConstraintId(0))
+    assert welded.get_ball_constraint_specs(jb.MultibodyConstraintId(0)).p_BQ == (0.0, 0.0, 0.0)
