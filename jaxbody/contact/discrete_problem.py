@@ -23,6 +23,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxbody.algorithms import crba
+from jaxbody.algorithms.jacobians import point_jacobian_in_world
 from jaxbody.contact import capacity as cap
 from jaxbody.contact import constraints as C
 from jaxbody.contact.contact_jacobian import contact_frames, contact_jacobian
@@ -81,8 +82,9 @@ def discrete_layout(topo, joints, couplers=(), balls=()) -> dict:
     tree of every node (``tree``, ``tree_index``, ``dof_tree``), the `TreeJacobian` layout, the
     limited 1-dof joints (``limit_dof``, ``limit_q``, ``limit_lo``, ``limit_hi``) and the
     coupler constraints' dofs and positions (``coupler_dof`` (C, 2), ``coupler_q`` (C, 2)) from
-    ``couplers``, pairs of 1-dof joints (joint0, joint1), and the nodes of the ball
-    constraints' bodies (``ball_nodes`` (B, 2)) from ``balls``, pairs of BodyIndex."""
+    ``couplers``, pairs of 1-dof joints (joint0, joint1), and the ball constraints' body nodes
+    and points (``ball_nodes`` (B, 2), ``ball_p_AP``, ``ball_p_BQ`` (B, 3)) from ``balls``,
+    tuples (BodyIndex A, p_AP, BodyIndex B, p_BQ)."""
     tree = np.zeros(topo.num_nodes, np.int64)  # depth-1 ancestor of each node; 0: the world
     for node in range(1, topo.num_nodes):
         n = node
@@ -112,8 +114,11 @@ def discrete_layout(topo, joints, couplers=(), balls=()) -> dict:
                 dof_map=dof_map, dof_slot=dof_slot, pair_slot=pair_slot,
                 limit_dof=np.asarray(dofs, np.int64), limit_q=np.asarray(qi, np.int64),
                 limit_lo=np.asarray(lo), limit_hi=np.asarray(hi), coupler_dof=cdof,
-                coupler_q=cq, ball_nodes=np.asarray(topo.body_node)[
-                    np.asarray(balls, np.int64).reshape(-1, 2)].reshape(-1, 2))
+                coupler_q=cq,
+                ball_nodes=np.asarray(topo.body_node)[np.array(
+                    [[b[0], b[2]] for b in balls], np.int64).reshape(-1, 2)].reshape(-1, 2),
+                ball_p_AP=np.array([b[1] for b in balls], float).reshape(-1, 3),
+                ball_p_BQ=np.array([b[3] for b in balls], float).reshape(-1, 3))
 
 
 def free_motion(topo, layout, dt, dk, tau, F_O, gravity_parameters, reflected_inertia,
@@ -196,10 +201,24 @@ def _coupler_part(layout, dt, q0, inv_diag_A, constraints, dtype, nv):
     return J, R, vhat, active, cd.reshape(-1)
 
 
-def _ball_part(dt, inv_diag_A, constraints, dtype):
-    """(J (3B, nv), R, v̂, active (3B,)) of the ball constraints (rows computed by the plant:
-    ``ball_J`` (B, 3, nv), ``ball_g`` (B, 3)); w = ‖J diag(A)⁻¹ Jᵀ‖_F / 3 per constraint."""
-    J, g = constraints["ball_J"], constraints["ball_g"]
+def ball_rows(topo, layout, pk):
+    """(J (B, 3, nv), g (B, 3)) of the ball constraints at the poses ``pk``: g = p_WQ − p_WP and
+    J = J_v_WBq − J_v_WAp, both in World (Drake's ``SapBallConstraint`` kinematics)."""
+    na, nb = layout["ball_nodes"][:, 0], layout["ball_nodes"][:, 1]
+    dtype = pk.p_WB.dtype
+    p_WP = (jnp.einsum("bij,bj->bi", pk.R_WB[na], jnp.asarray(layout["ball_p_AP"], dtype))
+            + pk.p_WB[na])
+    p_WQ = (jnp.einsum("bij,bj->bi", pk.R_WB[nb], jnp.asarray(layout["ball_p_BQ"], dtype))
+            + pk.p_WB[nb])
+    J = (point_jacobian_in_world(topo, pk, nb, p_WQ)[:, 3:]
+         - point_jacobian_in_world(topo, pk, na, p_WP)[:, 3:])
+    return J, p_WQ - p_WP
+
+
+def _ball_part(topo, layout, dt, pk, inv_diag_A, constraints, dtype):
+    """(J (3B, nv), R, v̂, active (3B,)) of the ball constraints; one Delassus estimate
+    w = ‖J diag(A)⁻¹ Jᵀ‖_F / 3 per constraint, for its three rows."""
+    J, g = ball_rows(topo, layout, pk)
     B = J.shape[0]
     w = C.delassus_estimate(J, inv_diag_A)  # (B,)
     R, vhat = C.limit_regularization(jnp.repeat(w, 3), g.reshape(-1), dt, jnp.inf, dt,
@@ -233,7 +252,7 @@ def build_problem(topo, layout, dt, dk, A, v_star, q0, v0, pc, constraints=None)
         row_active = jnp.concatenate([row_active, jnp.repeat(active_k, 2)])
         row_dofs = np.concatenate([row_dofs, k_dofs])
     if layout["ball_nodes"].shape[0]:
-        bilateral.append(_ball_part(dt, inv_diag_A, constraints, dtype))
+        bilateral.append(_ball_part(topo, layout, dt, dk.pk, inv_diag_A, constraints, dtype))
     lower_l = None
     if bilateral:
         n_bi = sum(b[1].shape[0] for b in bilateral)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -177,39 +178,19 @@ class ConstraintsAPI:
         if cached is not None:
             return cached
         out, ctx = [], None
-        for s in self._ball_specs():
-            if s.p_BQ is None:
-                if ctx is None:
-                    ctx = self.CreateDefaultContext(jnp.float64)
-                X_WA = self.EvalBodyPoseInWorld(ctx, self.get_body(BodyIndex(s.body_A)))
-                X_WB = self.EvalBodyPoseInWorld(ctx, self.get_body(BodyIndex(s.body_B)))
-                p_WP = np.asarray(X_WA.multiply(np.asarray(s.p_AP)))
-                p_BQ = np.asarray(X_WB.inverse().multiply(p_WP))
-                s = dataclasses.replace(s, p_BQ=tuple(float(x) for x in p_BQ))
-            out.append(s)
+        with jax.ensure_compile_time_eval():  # host values even when first asked while tracing
+            for s in self._ball_specs():
+                if s.p_BQ is None:
+                    if ctx is None:
+                        ctx = self.CreateDefaultContext(jnp.float64)
+                    X_WA = self.EvalBodyPoseInWorld(ctx, self.get_body(BodyIndex(s.body_A)))
+                    X_WB = self.EvalBodyPoseInWorld(ctx, self.get_body(BodyIndex(s.body_B)))
+                    p_WP = np.asarray(X_WA.multiply(np.asarray(s.p_AP)))
+                    p_BQ = np.asarray(X_WB.inverse().multiply(p_WP))
+                    s = dataclasses.replace(s, p_BQ=tuple(float(x) for x in p_BQ))
+                out.append(s)
         self._balls_resolved_cache = out
         return out
-
-    def _ball_rows(self, context):
-        """(J (nb, 3, nv), g (nb, 3)) of the ball constraints at ``context``: g = p_WQ − p_WP
-        and J = J_v_WBq − J_v_WAp, both in World."""
-        from jaxbody.plant._kinematics_api import JacobianWrtVariable
-
-        W = self.world_frame()
-        Js, gs = [], []
-        for s in self._resolved_ball_specs():
-            A, B = self.get_body(BodyIndex(s.body_A)), self.get_body(BodyIndex(s.body_B))
-            p_AP, p_BQ = jnp.asarray(s.p_AP, context.q.dtype), jnp.asarray(s.p_BQ,
-                                                                            context.q.dtype)
-            p_WP = self.CalcPointsPositions(context, A.body_frame(), p_AP, W)[:, 0]
-            p_WQ = self.CalcPointsPositions(context, B.body_frame(), p_BQ, W)[:, 0]
-            J_P = self.CalcJacobianTranslationalVelocity(context, JacobianWrtVariable.kV,
-                                                         A.body_frame(), p_AP, W, W)
-            J_Q = self.CalcJacobianTranslationalVelocity(context, JacobianWrtVariable.kV,
-                                                         B.body_frame(), p_BQ, W, W)
-            Js.append(J_Q - J_P)
-            gs.append(p_WQ - p_WP)
-        return jnp.stack(Js), jnp.stack(gs)
 
     def _coupler_joints(self):
         """(joint0, joint1) of each coupler constraint, for the discrete layout."""

@@ -58,9 +58,10 @@ class DiscreteAPI:
         cached = getattr(self, "_discrete_cache", None)
         if cached is None:
             cached = discrete_layout(self._topology, self._joints, self._coupler_joints(),
-                                     [(b.body_A, b.body_B) for b in self._ball_specs()])
+                                     [(b.body_A, b.p_AP, b.body_B, b.p_BQ)
+                                      for b in self._resolved_ball_specs()])
             T = cached["dof_map"].shape[0] - 1
-            for spec, nodes in zip(self._ball_specs(), cached["ball_nodes"]):
+            for spec, nodes in zip(self._resolved_ball_specs(), cached["ball_nodes"]):
                 if np.all(cached["tree_index"][nodes] == T):
                     A, B = (self.get_body(BodyIndex(b)).name() for b in (spec.body_A,
                                                                            spec.body_B))
@@ -135,14 +136,6 @@ class DiscreteAPI:
         moving = int(np.sum(layout["tree_index"][nodes] < layout["dof_map"].shape[0] - 1))
         return cap.default_capacity(num_slots, moving)
 
-    def _constraint_inputs(self, context):
-        """The Context's constraint parameters, with the ball constraints' rows (J, g) at its
-        configuration."""
-        constraints = dict(context.parameters.constraints)
-        if self._ball_specs():
-            constraints["ball_J"], constraints["ball_g"] = self._ball_rows(context)
-        return constraints
-
     # --- The step -------------------------------------------------------------------------------
     def _free_motion(self, context, actuation, applied_forces, applied_generalized_force,
                      applied_spatial_force):
@@ -184,7 +177,7 @@ class DiscreteAPI:
         v, contact, stats = solve_step(self._topology, self._discrete_static(), self._time_step,
                                        dk, A, v_star, context.q, context.v, pc, guess,
                                        solver_parameters, self.get_contact_capacity(),
-                                       self._constraint_inputs(context))
+                                       context.parameters.constraints)
         dt = self._time_step
         q = context.q + dt * self.MapVelocityToQDot(context, v)
         nxt = context.replace(time=context.time + dt, q=q, v=v)

@@ -127,3 +127,23 @@ def test_bad_ball_constraints_are_refused():
     with pytest.raises(ValueError, match="is a ball constraint, not a coupler constraint"):
         welded.get_coupler_constraint_specs(jb.MultibodyConstraintId(0))
     assert welded.get_ball_constraint_specs(jb.MultibodyConstraintId(0)).p_BQ == (0.0, 0.0, 0.0)
+
+
+def test_default_p_BQ_is_where_P_is_in_the_default_configuration():
+    """p_BQ=None: Q is the point of B at P in the default configuration (resolved lazily, also
+    when first needed inside jit); the step equals the one with p_BQ given."""
+    def plant_with(p_BQ):
+        plant = jb.MultibodyPlant(time_step=DT)
+        rod = plant.AddRigidBody("rod", jb.SpatialInertia(M, np.zeros(3),
+                                                           jb.UnitInertia.SolidBox(0.05, 0.05, L)))
+        plant.AddBallConstraint(plant.world_body(), np.array([0.1, 0.0, 0.2]), rod, p_BQ)
+        plant.Finalize()
+        return plant
+
+    implicit, explicit = plant_with(None), plant_with(np.array([0.1, 0.0, 0.2]))
+    v0 = jnp.array([0.3, -0.2, 0.1, 0.0, 0.5, 0.0])
+    steps = [jax.jit(lambda c, p=p: p.CalcDiscreteStep(c).context.v)(
+        p.CreateDefaultContext().replace(v=v0)) for p in (implicit, explicit)]
+    np.testing.assert_allclose(steps[0], steps[1], atol=1e-14)
+    spec = implicit.get_ball_constraint_specs(implicit.GetConstraintIds()[0])
+    np.testing.assert_allclose(spec.p_BQ, (0.1, 0.0, 0.2), atol=1e-15)
