@@ -6,10 +6,8 @@ Given the free motion (A = M + δt·D, v*, `free_motion`) of the plant at x₀ =
   per-tree Jacobian (`contact_jacobian`) and Drake's regularization from the Delassus estimate;
 - a near-rigid limit constraint (k = 1e12, τ = δt, β = 0.1) for each 1-dof joint with a finite
   limit inside the window q₀ ± 2δt·max(|v₀|, |v*|) (Drake's rule);
-- a near-rigid bilateral equation g = q₀ − ρ q₁ − Δq (k = ∞, τ = δt, β = 0.1: pydrake 1.51's
-  ``SapDriver::AddCouplerConstraints``) for each active coupler constraint, and three,
-  g = p_WQ − p_WP with J = J_v_WBq − J_v_WAp, for each active ball constraint (Drake's
-  ``SapBallConstraint``: near-rigid, so τ = δt; one Delassus estimate for its three rows);
+- the near-rigid bilateral rows of the active coupler and ball constraints
+  (`holonomic_constraints`);
 then v = argmin ℓ(v) (`sap_solver.solve`, warm start). Only the K deepest slots enter the problem
 when that is exact (`capacity`). Everything is pure: jit, vmap and grad apply.
 """
@@ -23,10 +21,10 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxbody.algorithms import crba
-from jaxbody.algorithms.jacobians import point_jacobian_in_world
 from jaxbody.contact import capacity as cap
 from jaxbody.contact import constraints as C
 from jaxbody.contact.contact_jacobian import contact_frames, contact_jacobian
+from jaxbody.contact.holonomic_constraints import ball_part, coupler_part
 from jaxbody.contact.sap_problem import SapProblem
 from jaxbody.contact.sap_solver import solve
 from jaxbody.contact.tree_jacobian import TreeJacobian
@@ -37,7 +35,6 @@ FRICTION_SIGMA = 1.0e-3  # Drake's σ
 LIMIT_STIFFNESS = 1.0e12
 LIMIT_BETA = 0.1
 LIMIT_WINDOW_FACTOR = 2.0
-COUPLER_BETA = 0.1  # Drake's SapDriver: couplers are near-rigid holonomic constraints
 
 
 class ContactSolution(NamedTuple):
@@ -182,51 +179,6 @@ def _limit_part(layout, dt, q0, v0, v_star, inv_diag_A, dtype, nv):
     return Jl, Rl, vhat, active, np.concatenate([ld, ld])
 
 
-def _coupler_part(layout, dt, q0, inv_diag_A, constraints, dtype, nv):
-    """(J, R, v̂, active, dofs (2C,)) of the coupler constraints: one row e₀ − ρ e₁ each, with
-    g₀ = q₀ − ρ q₁ − Δq, Drake's Delassus estimate w = 1/A₀₀ + ρ²/A₁₁ and near-rigid R."""
-    cd, cq = layout["coupler_dof"], layout["coupler_q"]
-    C_ = cd.shape[0]
-    if not C_:
-        z = jnp.zeros((0,), dtype)
-        return jnp.zeros((0, nv), dtype), z, z, z, cd.reshape(-1)
-    rho = jnp.asarray(constraints["coupler_gear_ratio"], dtype)
-    offset = jnp.asarray(constraints["coupler_offset"], dtype)
-    g0 = q0[cq[:, 0]] - rho * q0[cq[:, 1]] - offset
-    rows = np.arange(C_)
-    J = jnp.zeros((C_, nv), dtype).at[rows, cd[:, 0]].add(1.0).at[rows, cd[:, 1]].add(-rho)
-    w = inv_diag_A[cd[:, 0]] + rho * rho * inv_diag_A[cd[:, 1]]
-    R, vhat = C.limit_regularization(w, g0, dt, jnp.inf, dt, COUPLER_BETA)
-    active = jnp.asarray(constraints["coupler_active"], dtype)
-    return J, R, vhat, active, cd.reshape(-1)
-
-
-def ball_rows(topo, layout, pk):
-    """(J (B, 3, nv), g (B, 3)) of the ball constraints at the poses ``pk``: g = p_WQ − p_WP and
-    J = J_v_WBq − J_v_WAp, both in World (Drake's ``SapBallConstraint`` kinematics)."""
-    na, nb = layout["ball_nodes"][:, 0], layout["ball_nodes"][:, 1]
-    dtype = pk.p_WB.dtype
-    p_WP = (jnp.einsum("bij,bj->bi", pk.R_WB[na], jnp.asarray(layout["ball_p_AP"], dtype))
-            + pk.p_WB[na])
-    p_WQ = (jnp.einsum("bij,bj->bi", pk.R_WB[nb], jnp.asarray(layout["ball_p_BQ"], dtype))
-            + pk.p_WB[nb])
-    J = (point_jacobian_in_world(topo, pk, nb, p_WQ)[:, 3:]
-         - point_jacobian_in_world(topo, pk, na, p_WP)[:, 3:])
-    return J, p_WQ - p_WP
-
-
-def _ball_part(topo, layout, dt, pk, inv_diag_A, constraints, dtype):
-    """(J (3B, nv), R, v̂, active (3B,)) of the ball constraints; one Delassus estimate
-    w = ‖J diag(A)⁻¹ Jᵀ‖_F / 3 per constraint, for its three rows."""
-    J, g = ball_rows(topo, layout, pk)
-    B = J.shape[0]
-    w = C.delassus_estimate(J, inv_diag_A)  # (B,)
-    R, vhat = C.limit_regularization(jnp.repeat(w, 3), g.reshape(-1), dt, jnp.inf, dt,
-                                     COUPLER_BETA)
-    active = jnp.repeat(jnp.asarray(constraints["ball_active"], dtype), 3)
-    return J.reshape(3 * B, -1), R, vhat, active
-
-
 def build_problem(topo, layout, dt, dk, A, v_star, q0, v0, pc, constraints=None):
     """The `SapProblem` of a step and the slots' contact frames R_WC.
 
@@ -246,13 +198,13 @@ def build_problem(topo, layout, dt, dk, A, v_star, q0, v0, pc, constraints=None)
     bilateral = []
     row_active, row_dofs = active_l, limit_dofs
     if layout["coupler_dof"].shape[0]:
-        Jk, Rk, vhat_k, active_k, k_dofs = _coupler_part(layout, dt, q0, inv_diag_A,
-                                                         constraints, dtype, nv)
+        Jk, Rk, vhat_k, active_k, k_dofs = coupler_part(layout, dt, q0, inv_diag_A,
+                                                        constraints, dtype, nv)
         bilateral.append((Jk, Rk, vhat_k, active_k))
         row_active = jnp.concatenate([row_active, jnp.repeat(active_k, 2)])
         row_dofs = np.concatenate([row_dofs, k_dofs])
     if layout["ball_nodes"].shape[0]:
-        bilateral.append(_ball_part(topo, layout, dt, dk.pk, inv_diag_A, constraints, dtype))
+        bilateral.append(ball_part(topo, layout, dt, dk.pk, inv_diag_A, constraints, dtype))
     lower_l = None
     if bilateral:
         n_bi = sum(b[1].shape[0] for b in bilateral)

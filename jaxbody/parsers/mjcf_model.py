@@ -193,6 +193,7 @@ def read_equality(root, reader, files):
     Δq = c₀ + ref₁ − c₁ ref₂ (discrete plants); other equalities, inactive ones and higher
     degrees are ignored with a warning."""
     diag, model = files.diag, reader.model
+    by_name = {d.name: d for d in model.joints}
     for section in root.findall("equality"):
         for el in section.children:
             attrs = reader.attrs(el, "equality")
@@ -216,7 +217,6 @@ def read_equality(root, reader, files):
                 diag.warning(el, "<equality><joint> is supported as a coupler only: with "
                                  "joint2 and a polynomial of degree at most 1; ignored")
                 continue
-            by_name = {d.name: d for d in model.joints}
             ref = [float(np.asarray(by_name[j].default_q)[0])  # MuJoCo's qpos0 (radians)
                    if getattr(by_name[j], "default_q", None) is not None else 0.0
                    for j in (j1, j2)]

@@ -94,6 +94,7 @@ def geared():
 def test_constraint_api(geared):
     plant, cid, ctx = geared
     assert plant.num_constraints() == 1 and plant.GetConstraintIds() == [cid]
+    assert (plant.num_coupler_constraints(), plant.num_ball_constraints()) == (1, 0)
     assert isinstance(cid, jb.MultibodyConstraintId)
     spec = plant.get_coupler_constraint_specs(cid)
     assert (spec.gear_ratio, spec.offset) == (RHO, OFFSET)
@@ -125,6 +126,8 @@ def test_bad_couplers_are_refused():
     with pytest.raises(ValueError, match="single-DOF joints; joint 'j1'"):
         plant.AddCouplerConstraint(j0, j1, 2.0)
     plant, j0, j1 = plant_with()
+    with pytest.raises(ValueError, match="gear_ratio and offset must be finite"):
+        plant.AddCouplerConstraint(j0, j1, float("nan"))
     with pytest.raises(ValueError, match="coupled to itself"):
         plant.AddCouplerConstraint(j0, j0, 2.0)
     plant.Finalize()
