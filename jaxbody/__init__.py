@@ -10,6 +10,7 @@ from jaxbody.plant import (
     BodyFrame,
     BodyIndex,
     Context,
+    DistanceConstraintParams,
     FixedOffsetFrame,
     Frame,
     FrameIndex,
@@ -22,6 +23,7 @@ from jaxbody.plant import (
     MultibodyForces,
     MultibodyPlant,
     Parameters,
+    PdControllerGains,
     RigidBody,
     default_model_instance,
     world_model_instance,
@@ -102,6 +104,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "BallJoint", "BallRpyJoint", "BodyFrame", "BodyIndex", "Context", "CylindricalJoint",
+    "DistanceConstraintParams", "PdControllerGains",
     "FixedOffsetFrame", "Frame", "FrameIndex", "JacobianWrtVariable", "Joint", "JointActuator",
     "JointActuatorIndex", "JointIndex",
     "MultibodyConstraintId", "ModelInstanceIndex", "MultibodyForces", "MultibodyPlant",

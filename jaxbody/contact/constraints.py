@@ -10,8 +10,9 @@ Friction cone (compliant point contact), per contact, with vc = (vt₁, vt₂, v
         sliding    −μ̂‖yt‖ₛ < yn < ‖yt‖ₛ/μ:                γn = (yn + μ̂‖yt‖ₛ)/(1 + μμ̂), γt = μγn t̂
         separation otherwise:                              γ = 0
     with μ̂ = μ Rt/Rn, t̂ = yt/‖yt‖ₛ and the soft norm ‖x‖ₛ = (‖x‖² + ε²)^½ (ε = 1e-7, Drake's).
-Unilateral (joint limits), per equation, vc = ±v_dof:  γ = max(y, 0); bilateral (couplers,
-vc = v₀ − ρ v₁):  γ = y (a lower bound of −∞).
+Scalar equations (Drake's ``SapHolonomicConstraint``), y = R⁻¹(v̂ − vc):  γ = clip(y, lower, upper):
+unilateral (joint limits, vc = ±v_dof): [0, ∞); bilateral (couplers, balls, distances, welds):
+(−∞, ∞); PD controllers with an effort limit e: [−δt·e, δt·e].
 
 Each constraint's cost is ℓᵢ = ½ γᵢᵀ Rᵢ γᵢ, its gradient −γᵢ and its Hessian Gᵢ = −∂γᵢ/∂vc,
 which the Newton step needs (G = ∂P/∂y R⁻¹; stiction R⁻¹, separation 0).
@@ -110,14 +111,30 @@ def cone_hessian(vc, R, vhat, mu, active):
     return G * active[..., None, None]
 
 
-def limit_impulses(vc, R, vhat, active, lower=None):
-    """γ (n,) = max(R⁻¹(v̂ − vc), lower) per equation: ``lower`` 0 (None) for unilateral
-    equations (joint limits), −∞ for bilateral ones (couplers; Drake's holonomic constraint with
-    impulse limits (−∞, ∞))."""
+def limit_impulses(vc, R, vhat, active, lower=None, upper=None):
+    """γ (n,) = clip(R⁻¹(v̂ − vc), lower, upper) per equation (Drake's
+    ``SapHolonomicConstraint`` projection): ``lower`` 0 (None) for unilateral equations (joint
+    limits), −∞ for bilateral ones (couplers, balls, welds, distances); ``upper`` +∞ (None)
+    except for effort-limited PD controllers (±δt·e)."""
     y = (vhat - vc) / R
-    return jnp.maximum(y, 0.0 if lower is None else lower) * active
+    g = jnp.maximum(y, 0.0 if lower is None else lower)
+    if upper is not None:
+        g = jnp.minimum(g, upper)
+    return g * active
 
 
-def limit_hessian(vc, R, vhat, active, lower=None):
-    """G (n,) = R⁻¹ where y > lower (0 when None), else 0."""
-    return jnp.where((vhat - vc) / R > (0.0 if lower is None else lower), 1.0 / R, 0.0) * active
+def limit_hessian(vc, R, vhat, active, lower=None, upper=None):
+    """G (n,) = R⁻¹ where lower < y < upper (lower 0 when None, upper +∞), else 0."""
+    y = (vhat - vc) / R
+    inside = y > (0.0 if lower is None else lower)
+    if upper is not None:
+        inside = inside & (y < upper)
+    return jnp.where(inside, 1.0 / R, 0.0) * active
+
+
+def limit_cost(vc, R, vhat, gamma):
+    """Σ ℓᵢ of scalar equations with impulses ``gamma`` = clip(y): ℓ = γ(v̂ − vc) − ½Rγ², i.e.
+    ½Ry² inside the bounds and R(b·y − ½b²) clamped at a bound b: continuous, with
+    −∂ℓ/∂vc = γ (Drake's ``ClampAntiderivative`` for PD controllers; a unilateral row gives
+    ½Rγ²)."""
+    return jnp.sum(gamma * (vhat - vc) - 0.5 * R * gamma * gamma)

@@ -6,8 +6,8 @@ Given the free motion (A = M + δt·D, v*, `free_motion`) of the plant at x₀ =
   per-tree Jacobian (`contact_jacobian`) and Drake's regularization from the Delassus estimate;
 - a near-rigid limit constraint (k = 1e12, τ = δt, β = 0.1) for each 1-dof joint with a finite
   limit inside the window q₀ ± 2δt·max(|v₀|, |v*|) (Drake's rule);
-- the near-rigid bilateral rows of the active coupler and ball constraints
-  (`holonomic_constraints`);
+- the implicit PD-controlled actuators (`pd_controllers`) and the bilateral rows of the
+  coupler, distance, ball and weld constraints (`holonomic_constraints`), in Drake's order;
 then v = argmin ℓ(v) (`sap_solver.solve`, warm start). Only the K deepest slots enter the problem
 when that is exact (`capacity`). Everything is pure: jit, vmap and grad apply.
 """
@@ -23,8 +23,10 @@ import numpy as np
 from jaxbody.algorithms import crba
 from jaxbody.contact import capacity as cap
 from jaxbody.contact import constraints as C
+from jaxbody.contact import holonomic_constraints as H
 from jaxbody.contact.contact_jacobian import contact_frames, contact_jacobian
-from jaxbody.contact.holonomic_constraints import ball_part, coupler_part
+from jaxbody.contact.discrete_layout import discrete_layout  # noqa: F401 (re-exported)
+from jaxbody.contact.pd_controllers import pd_part
 from jaxbody.contact.sap_problem import SapProblem
 from jaxbody.contact.sap_solver import solve
 from jaxbody.contact.tree_jacobian import TreeJacobian
@@ -54,6 +56,12 @@ class ContactSolution(NamedTuple):
             joint 1 receives −ρ times it), zero for inactive constraints.
         ball_impulses: (B, 3) ball-constraint impulses in World, on body B at Q (−it on A
             at P).
+        distance_impulses: (D,) distance-constraint impulses along p̂ = p_PQ/‖p_PQ‖, on B at Q
+            (−γp̂ on A at P); positive pushes the points apart.
+        weld_impulses: (W, 6) weld-constraint spatial impulses (angular, translational) in
+            World on B at the midpoint M (−it on A).
+        pd_impulses: (P,) the PD-controlled actuators' impulses δt·u (u the actuation they
+            applied, effort limit included), zero for disarmed controllers.
         overflow: () True when a contact may be missing from the step: more points penetrated
             than ``set_max_active_contacts`` allows, or the collision query's culling
             (``ContactQueryOptions.max_pairs_per_group``) dropped a pair whose bounding spheres
@@ -72,50 +80,9 @@ class ContactSolution(NamedTuple):
     overflow: jax.Array
     coupler_impulses: jax.Array | None = None
     ball_impulses: jax.Array | None = None
-
-
-def discrete_layout(topo, joints, couplers=(), balls=()) -> dict:
-    """Static (NumPy) data of a plant's contact problems, built once per plant: the kinematic
-    tree of every node (``tree``, ``tree_index``, ``dof_tree``), the `TreeJacobian` layout, the
-    limited 1-dof joints (``limit_dof``, ``limit_q``, ``limit_lo``, ``limit_hi``) and the
-    coupler constraints' dofs and positions (``coupler_dof`` (C, 2), ``coupler_q`` (C, 2)) from
-    ``couplers``, pairs of 1-dof joints (joint0, joint1), and the ball constraints' body nodes
-    and points (``ball_nodes`` (B, 2), ``ball_p_AP``, ``ball_p_BQ`` (B, 3)) from ``balls``,
-    tuples (BodyIndex A, p_AP, BodyIndex B, p_BQ)."""
-    tree = np.zeros(topo.num_nodes, np.int64)  # depth-1 ancestor of each node; 0: the world
-    for node in range(1, topo.num_nodes):
-        n = node
-        while topo.parent[n] != 0:
-            n = topo.parent[n]
-        tree[node] = n
-    dofs, lo, hi, qi = [], [], [], []
-    for j in joints:
-        if j.num_positions() == 1 and j.num_velocities() == 1:
-            ql = float(np.asarray(j.position_lower_limits())[0])
-            qu = float(np.asarray(j.position_upper_limits())[0])
-            if np.isfinite(ql) or np.isfinite(qu):
-                dofs.append(j.velocity_start())
-                qi.append(j.position_start())
-                lo.append(ql)
-                hi.append(qu)
-    # Trees that own dofs, numbered 0..T-1; T stands for the world and dof-less trees.
-    owners = np.unique(tree[topo.dof_node])
-    tree_index = np.full(topo.num_nodes, owners.size, np.int64)
-    tree_index[np.isin(tree, owners)] = np.searchsorted(owners, tree[np.isin(tree, owners)])
-    dof_map, dof_slot, pair_slot = TreeJacobian.layout(tree_index[topo.dof_node], owners.size)
-    cdof = np.array([[j0.velocity_start(), j1.velocity_start()] for j0, j1 in couplers],
-                    np.int64).reshape(-1, 2)
-    cq = np.array([[j0.position_start(), j1.position_start()] for j0, j1 in couplers],
-                  np.int64).reshape(-1, 2)
-    return dict(tree=tree, dof_tree=tree[topo.dof_node], tree_index=tree_index,
-                dof_map=dof_map, dof_slot=dof_slot, pair_slot=pair_slot,
-                limit_dof=np.asarray(dofs, np.int64), limit_q=np.asarray(qi, np.int64),
-                limit_lo=np.asarray(lo), limit_hi=np.asarray(hi), coupler_dof=cdof,
-                coupler_q=cq,
-                ball_nodes=np.asarray(topo.body_node)[np.array(
-                    [[b[0], b[2]] for b in balls], np.int64).reshape(-1, 2)].reshape(-1, 2),
-                ball_p_AP=np.array([b[1] for b in balls], float).reshape(-1, 3),
-                ball_p_BQ=np.array([b[3] for b in balls], float).reshape(-1, 3))
+    distance_impulses: jax.Array | None = None
+    weld_impulses: jax.Array | None = None
+    pd_impulses: jax.Array | None = None
 
 
 def free_motion(topo, layout, dt, dk, tau, F_O, gravity_parameters, reflected_inertia,
@@ -179,7 +146,45 @@ def _limit_part(layout, dt, q0, v0, v_star, inv_diag_A, dtype, nv):
     return Jl, Rl, vhat, active, np.concatenate([ld, ld])
 
 
-def build_problem(topo, layout, dt, dk, A, v_star, q0, v0, pc, constraints=None):
+def _constraint_rows(topo, layout, dt, dk, q0, inv_diag_A, constraints, pd_inputs, dtype,
+                     nv):
+    """The scalar rows after the joint limits, in Drake's order (PD controllers, couplers,
+    distances, balls, welds): [(name, J, R, v̂, active, lower, upper, trees (n, 2))], trees the
+    (static) tree nodes each row couples, for Drake's participating velocities."""
+    rows, tree = [], layout["tree"]
+
+    def add(name, J, R, vhat, active, trees, lower=None, upper=None):
+        n = R.shape[0]
+        rows.append((name, J, R, vhat, active,
+                     jnp.full(n, -jnp.inf, dtype) if lower is None else lower,
+                     jnp.full(n, jnp.inf, dtype) if upper is None else upper, trees))
+
+    if layout["pd_dof"].shape[0]:
+        J, R, vhat, active, lo, hi, dofs = pd_part(layout, dt, q0, inv_diag_A, constraints,
+                                                   *pd_inputs, dtype, nv)
+        t = layout["dof_tree"][dofs]
+        add("pd", J, R, vhat, active, np.stack([t, t], 1), lo, hi)
+    if layout["coupler_dof"].shape[0]:
+        J, R, vhat, active, dofs = H.coupler_part(layout, dt, q0, inv_diag_A, constraints,
+                                                  dtype, nv)
+        add("coupler", J, R, vhat, active, layout["dof_tree"][dofs.reshape(-1, 2)])
+    if layout["distance_nodes"].shape[0]:
+        J, R, vhat, active, _ = H.distance_part(topo, layout, dt, dk.pk, inv_diag_A,
+                                                constraints, dtype)
+        add("distance", J, R, vhat, active, tree[layout["distance_nodes"]])
+    if layout["ball_nodes"].shape[0]:
+        J, R, vhat, active = H.ball_part(topo, layout, dt, dk.pk, inv_diag_A, constraints,
+                                         dtype)
+        add("ball", J, R, vhat, active, np.repeat(tree[layout["ball_nodes"]], 3, 0))
+    if layout["weld_nodes"].shape[0]:
+        J, R, vhat, active = H.weld_part(topo, layout, dt, dk.pk, inv_diag_A, constraints,
+                                         dtype)
+        add("weld", J, R, vhat, active, np.repeat(tree[layout["weld_nodes"]], 6, 0))
+    return rows
+
+
+def build_problem(topo, layout, dt, dk, A, v_star, q0, v0, pc, constraints=None,
+                  pd_inputs=None):
     """The `SapProblem` of a step and the slots' contact frames R_WC.
 
     Args:
@@ -187,6 +192,7 @@ def build_problem(topo, layout, dt, dk, A, v_star, q0, v0, pc, constraints=None)
         dk: the dynamics kinematics at q₀ (its poses ``pk``); A (nv, nv), v_star (nv,): the free
             motion; q0, v0: the state; pc: `PointContacts` of the slots, or None.
         constraints: the Context's constraint parameters (``Parameters.constraints``).
+        pd_inputs: (q_d, v_d, u_ff, armed), each (P,), for the PD-controlled actuators.
     """
     dtype, nv = v_star.dtype, topo.nv
     inv_diag_A = 1.0 / jnp.diagonal(A)
@@ -194,72 +200,64 @@ def build_problem(topo, layout, dt, dk, A, v_star, q0, v0, pc, constraints=None)
                                                                pc, dtype)
     Jl, Rl, vhat_l, active_l, limit_dofs = _limit_part(layout, dt, q0, v0, v_star, inv_diag_A,
                                                        dtype, nv)
-    # Bilateral rows after the limits: couplers, then balls (γ unbounded below).
-    bilateral = []
-    row_active, row_dofs = active_l, limit_dofs
-    if layout["coupler_dof"].shape[0]:
-        Jk, Rk, vhat_k, active_k, k_dofs = coupler_part(layout, dt, q0, inv_diag_A,
-                                                        constraints, dtype, nv)
-        bilateral.append((Jk, Rk, vhat_k, active_k))
-        row_active = jnp.concatenate([row_active, jnp.repeat(active_k, 2)])
-        row_dofs = np.concatenate([row_dofs, k_dofs])
-    if layout["ball_nodes"].shape[0]:
-        bilateral.append(ball_part(topo, layout, dt, dk.pk, inv_diag_A, constraints, dtype))
-    lower_l = None
-    if bilateral:
-        n_bi = sum(b[1].shape[0] for b in bilateral)
-        lower_l = jnp.concatenate([jnp.zeros(Rl.shape, dtype), jnp.full(n_bi, -jnp.inf, dtype)])
-        Jl = jnp.concatenate([Jl] + [b[0] for b in bilateral])
-        Rl = jnp.concatenate([Rl] + [b[1] for b in bilateral])
-        vhat_l = jnp.concatenate([vhat_l] + [b[2] for b in bilateral])
-        active_l = jnp.concatenate([active_l] + [b[3] for b in bilateral])
+    t = layout["dof_tree"][limit_dofs]
+    row_trees, row_active = np.stack([t, t], 1).reshape(-1, 2), active_l
+    rows = _constraint_rows(topo, layout, dt, dk, q0, inv_diag_A, constraints, pd_inputs,
+                            dtype, nv)
+    lower_l = upper_l = None
+    if rows:
+        lower_l = jnp.concatenate([jnp.zeros(Rl.shape, dtype)] + [r[5] for r in rows])
+        if any(r[0] == "pd" for r in rows):
+            upper_l = jnp.concatenate([jnp.full(Rl.shape, jnp.inf, dtype)] + [r[6] for r in rows])
+        Jl = jnp.concatenate([Jl] + [r[1] for r in rows])
+        Rl = jnp.concatenate([Rl] + [r[2] for r in rows])
+        vhat_l = jnp.concatenate([vhat_l] + [r[3] for r in rows])
+        active_l = row_active = jnp.concatenate([active_l] + [r[4] for r in rows])
+        row_trees = np.concatenate([row_trees] + [r[7] for r in rows])
     # Drake's "participating" velocities: those of trees with an active constraint.
     participating = jnp.zeros(topo.num_nodes, dtype)
     if na is not None:
         tree = jnp.asarray(layout["tree"])
         participating = participating.at[tree[na]].max(active_c)
         participating = participating.at[tree[nb]].max(active_c)
-    if row_dofs.size:
-        participating = participating.at[layout["dof_tree"][row_dofs]].max(row_active)
-    if layout["ball_nodes"].shape[0]:  # both bodies' trees (the world's tree, 0, has no dofs)
-        tree = jnp.asarray(layout["tree"])
-        ball_active = jnp.asarray(constraints["ball_active"], dtype)
-        for side in range(2):
-            participating = participating.at[tree[layout["ball_nodes"][:, side]]].max(
-                ball_active)
+    if row_trees.shape[0]:  # the world's tree, 0, has no dofs
+        participating = participating.at[row_trees[:, 0]].max(row_active)
+        participating = participating.at[row_trees[:, 1]].max(row_active)
     scale_mask = participating[layout["dof_tree"]]
     problem = SapProblem(A, v_star, Jc, Rc, vhat_c, mu, active_c, Jl, Rl, vhat_l, active_l,
-                         scale_mask, lower_l=lower_l)
+                         scale_mask, lower_l=lower_l, upper_l=upper_l)
     return problem, R_WC
 
 
-def _solve_slots(topo, layout, dt, dk, A, v_star, q0, v0, pc, v_guess, params, constraints):
-    """(v, stats, per-slot (active, γ, vc), τ_contact, limit and coupler impulses) with the
+def _solve_slots(topo, layout, dt, dk, A, v_star, q0, v0, pc, v_guess, params, constraints,
+                 pd_inputs):
+    """(v, stats, per-slot (active, γ, vc), τ_contact, the scalar rows' impulses) with the
     slots ``pc``."""
-    problem, _ = build_problem(topo, layout, dt, dk, A, v_star, q0, v0, pc, constraints)
+    problem, _ = build_problem(topo, layout, dt, dk, A, v_star, q0, v0, pc, constraints,
+                               pd_inputs)
     v, stats = solve(problem, v_guess, params)
     vc = problem.Jc.apply(v)
     gamma = C.cone_impulses(vc, problem.Rc, problem.vhat_c, problem.mu, problem.active_c)
     gl = C.limit_impulses(problem.Jl @ v, problem.Rl, problem.vhat_l, problem.active_l,
-                          problem.lower_l)
+                          problem.lower_l, problem.upper_l)
     tau_c = problem.Jc.apply_transpose(gamma) / dt
     active = problem.active_c
     return v, stats, (active, gamma, vc * active[:, None]), tau_c, gl
 
 
 def solve_step(topo, layout, dt, dk, A, v_star, q0, v0, pc, v_guess, params=None,
-               capacity=None, constraints=None):
+               capacity=None, constraints=None, pd_inputs=None):
     """The next velocities of a discrete step: (v (nv,), `ContactSolution` (overflow False),
     `SapStatistics`).
 
     ``capacity``: solve with the ``capacity`` deepest slots of ``pc`` when, over the whole
     ``vmap`` batch, no more points penetrate (`capacity.batch_all`); the full problem otherwise.
     Both give the same solution. None: always every slot. ``constraints``: the Context's
-    constraint parameters (``Parameters.constraints``).
+    constraint parameters (``Parameters.constraints``); ``pd_inputs``: see `build_problem`.
     """
     def run(slots):
         return _solve_slots(topo, layout, dt, dk, A, v_star, q0, v0, slots, v_guess, params,
-                            constraints)
+                            constraints, pd_inputs)
 
     P = 0 if pc is None else pc.phi.shape[0]
     if pc is None or capacity is None or capacity >= P:
@@ -280,8 +278,12 @@ def solve_step(topo, layout, dt, dk, A, v_star, q0, v0, pc, v_guess, params=None
                   jnp.zeros((0, 3, 3), v.dtype))
     else:
         frames = (pc.p_WC, pc.nhat_BA_W, pc.phi, contact_frames(pc.nhat_BA_W))
-    nk, nb = layout["coupler_dof"].shape[0], 3 * layout["ball_nodes"].shape[0]
-    n_lim = gl.shape[0] - nk - nb
-    gl, gk, gb = gl[:n_lim], gl[n_lim:n_lim + nk], gl[n_lim + nk:]
-    return v, ContactSolution(active, *frames, gamma, vc, tau_c, gl, jnp.asarray(False),
-                              gk, gb.reshape(-1, 3)), stats
+    sizes = [layout["pd_dof"].shape[0], layout["coupler_dof"].shape[0],
+             layout["distance_nodes"].shape[0], 3 * layout["ball_nodes"].shape[0],
+             6 * layout["weld_nodes"].shape[0]]
+    n_lim = gl.shape[0] - sum(sizes)
+    parts = jnp.split(gl[n_lim:], np.cumsum(sizes)[:-1]) if sum(sizes) else [gl[n_lim:]] * 5
+    g_pd, g_coupler, g_distance, g_ball, g_weld = parts
+    return v, ContactSolution(active, *frames, gamma, vc, tau_c, gl[:n_lim], jnp.asarray(False),
+                              g_coupler, g_ball.reshape(-1, 3), g_distance,
+                              g_weld.reshape(-1, 6), g_pd), stats

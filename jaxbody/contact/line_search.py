@@ -24,7 +24,7 @@ def _line_derivatives(p, v, dv, dp, d2A, vc, vl, dvc, dvl, alpha):
     gc, gl = sp.impulses(p, ca, la)
     d1 = dp @ (v + alpha * dv - p.v_star) - jnp.sum(dvc * gc) - dvl @ gl
     Gc = C.cone_hessian(ca, p.Rc, p.vhat_c, p.mu, p.active_c)
-    Gl = C.limit_hessian(la, p.Rl, p.vhat_l, p.active_l, p.lower_l)
+    Gl = C.limit_hessian(la, p.Rl, p.vhat_l, p.active_l, p.lower_l, p.upper_l)
     d2 = d2A + jnp.einsum("ci,cij,cj->", dvc, Gc, dvc) + jnp.sum(Gl * dvl * dvl)
     return d1, d2
 

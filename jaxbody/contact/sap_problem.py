@@ -46,6 +46,8 @@ class SapProblem:
             `sap_solver.solve` fills it in (`with_tree_blocks`).
         lower_l: None (every row unilateral: γ ≥ 0), or (nl,) each row's lower impulse bound
             (0: unilateral, −∞: bilateral).
+        upper_l: None (no upper bound), or (nl,) each row's upper impulse bound (+∞, or δt·e
+            for an effort-limited PD controller).
     """
 
     A: jax.Array
@@ -62,6 +64,7 @@ class SapProblem:
     scale_mask: jax.Array
     A_tree: jax.Array | None = None
     lower_l: jax.Array | None = None
+    upper_l: jax.Array | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -116,7 +119,7 @@ def constraint_velocities(p: SapProblem, v):
 
 def impulses(p: SapProblem, vc, vl):
     return (C.cone_impulses(vc, p.Rc, p.vhat_c, p.mu, p.active_c),
-            C.limit_impulses(vl, p.Rl, p.vhat_l, p.active_l, p.lower_l))
+            C.limit_impulses(vl, p.Rl, p.vhat_l, p.active_l, p.lower_l, p.upper_l))
 
 
 def generalized_impulse(p: SapProblem, gc, gl):
@@ -124,14 +127,20 @@ def generalized_impulse(p: SapProblem, gc, gl):
     return p.Jc.apply_transpose(gc) + p.Jl.T @ gl
 
 
-def constraint_cost(p: SapProblem, gc, gl):
-    return 0.5 * (jnp.sum(gc * gc * p.Rc) + jnp.sum(gl * gl * p.Rl))
+def constraint_cost(p: SapProblem, gc, gl, vl):
+    """Σ ℓᵢ: ½γᵀRγ per cone; per scalar row ½Rγ², or `constraints.limit_cost` when some row
+    has an upper bound (a clamped PD controller's cost is not ½Rγ²)."""
+    cone = 0.5 * jnp.sum(gc * gc * p.Rc)
+    if p.upper_l is None:
+        return cone + 0.5 * jnp.sum(gl * gl * p.Rl)
+    return cone + C.limit_cost(vl, p.Rl, p.vhat_l, gl)
 
 
 def cost(p: SapProblem, v):
     dv = v - p.v_star
-    gc, gl = impulses(p, *constraint_velocities(p, v))
-    return 0.5 * dv @ mul_A(p, dv) + constraint_cost(p, gc, gl)
+    vc, vl = constraint_velocities(p, v)
+    gc, gl = impulses(p, vc, vl)
+    return 0.5 * dv @ mul_A(p, dv) + constraint_cost(p, gc, gl, vl)
 
 
 def gradient(p: SapProblem, v):
@@ -144,7 +153,7 @@ def hessian(p: SapProblem, v):
     """H(v) = A + Jᵀ G J: (nv, nv), SPD."""
     vc, vl = constraint_velocities(p, v)
     Gc = C.cone_hessian(vc, p.Rc, p.vhat_c, p.mu, p.active_c)
-    Gl = C.limit_hessian(vl, p.Rl, p.vhat_l, p.active_l, p.lower_l)
+    Gl = C.limit_hessian(vl, p.Rl, p.vhat_l, p.active_l, p.lower_l, p.upper_l)
     H = p.A + p.Jc.congruence(Gc)
     return H + jnp.einsum("ln,l,lm->nm", p.Jl, Gl, p.Jl)
 
@@ -153,6 +162,6 @@ def tree_hessian(p: SapProblem, v):
     """H(v) as a `TreeHessian` (tree-blocked operator; needs ``p.Jc`` in tree form)."""
     vc, vl = constraint_velocities(p, v)
     Gc = C.cone_hessian(vc, p.Rc, p.vhat_c, p.mu, p.active_c)
-    Gl = C.limit_hessian(vl, p.Rl, p.vhat_l, p.active_l, p.lower_l)
+    Gl = C.limit_hessian(vl, p.Rl, p.vhat_l, p.active_l, p.lower_l, p.upper_l)
     A_tree = tree_blocks(p.Jc, p.A) if p.A_tree is None else p.A_tree
     return TreeHessian(A_tree, p.Jc, Gc, limit_rows(p.Jc, p.Jl), Gl)

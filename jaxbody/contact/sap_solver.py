@@ -64,14 +64,15 @@ class SapStatistics(NamedTuple):
 def _residual(p: SapProblem, v):
     """(‖D∇ℓ‖, max(‖DAv‖, ‖DJᵀγ‖), ∇ℓ(v), ℓ(v)), D = diag(A)^-½ on participating velocities
     (the impulses evaluated once for all four)."""
-    gc, gl = sp.impulses(p, *sp.constraint_velocities(p, v))
+    vc, vl = sp.constraint_velocities(p, v)
+    gc, gl = sp.impulses(p, vc, vl)
     jc = sp.generalized_impulse(p, gc, gl)
     Av = sp.mul_A(p, v)
     d = p.scale_mask / jnp.sqrt(jnp.diagonal(p.A))
     dv = v - p.v_star
     A_dv = sp.mul_A(p, dv)
     grad = A_dv - jc
-    ell = 0.5 * dv @ A_dv + sp.constraint_cost(p, gc, gl)
+    ell = 0.5 * dv @ A_dv + sp.constraint_cost(p, gc, gl, vl)
     return jnp.linalg.norm(d * grad), jnp.maximum(jnp.linalg.norm(d * Av),
                                                   jnp.linalg.norm(d * jc)), grad, ell
 

@@ -221,6 +221,22 @@ def rotation_to_quaternion(R):
     return xp.where(q[..., :1] < 0, -q, q)
 
 
+def rotation_to_rotation_vector(R):
+    """Rotation matrix -> rotation vector θ·k (axis k, angle θ ∈ [0, π]; Drake's
+    ``ToAngleAxis`` as angle·axis). Through the canonical quaternion (w ≥ 0):
+    θk = 2·atan2(‖u‖, w)·u/‖u‖ with u the vector part, whose small-angle limit 2u/w is used
+    when ‖u‖ is tiny, so the value and gradient are finite at the identity."""
+    q = rotation_to_quaternion(R)
+    w, u = q[..., 0], q[..., 1:]
+    s = safe_norm(u)
+    small = s < 1e-6
+    s_safe = jnp.where(small, 1.0, s)
+    w_safe = jnp.where(w > 0.5, w, 1.0)  # only read when the angle is small (w ≈ 1)
+    factor = jnp.where(small, 2.0 / w_safe * (1.0 - s * s / (3.0 * w_safe * w_safe)),
+                       2.0 * jnp.arctan2(s_safe, w) / s_safe)
+    return factor[..., None] * u
+
+
 def quaternion_multiply(a, b):
     """Hamilton product ``a ⊗ b`` of ``[w, x, y, z]`` quaternions."""
     aw, av = a[..., :1], a[..., 1:]

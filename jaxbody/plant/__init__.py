@@ -1,7 +1,8 @@
 """The MultibodyPlant builder, its elements, the Finalize compiler and the Context."""
 
+from jaxbody.plant._constraint_params_api import DistanceConstraintParams
 from jaxbody.plant._kinematics_api import JacobianWrtVariable
-from jaxbody.plant.actuator import JointActuator
+from jaxbody.plant.actuator import JointActuator, PdControllerGains
 from jaxbody.plant.context import Context, Parameters
 from jaxbody.plant.elements import (
     BodyFrame,
@@ -21,9 +22,10 @@ from jaxbody.plant.multibody_forces import MultibodyForces
 from jaxbody.plant.multibody_plant import MultibodyPlant
 
 __all__ = [
-    "BodyFrame", "BodyIndex", "Context", "FixedOffsetFrame", "Frame", "FrameIndex",
+    "BodyFrame", "BodyIndex", "Context", "DistanceConstraintParams", "FixedOffsetFrame",
+    "Frame", "FrameIndex",
     "JacobianWrtVariable", "JointActuator", "JointActuatorIndex", "JointIndex",
-    "MultibodyConstraintId",
+    "MultibodyConstraintId", "PdControllerGains",
     "ModelInstanceIndex", "MultibodyForces", "MultibodyPlant", "Parameters", "RigidBody",
     "default_model_instance", "world_model_instance",
 ]

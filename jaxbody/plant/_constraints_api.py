@@ -1,13 +1,14 @@
 """Constraints of a discrete plant, solved by SAP with the contacts (Drake's
-``AddCouplerConstraint``, ``AddBallConstraint`` and the constraint active status).
+``AddCouplerConstraint``, ``AddDistanceConstraint``, ``AddBallConstraint``,
+``AddWeldConstraint``).
 
-A coupler constraint ties two single-dof joints: q₀ = ρ q₁ + Δq, one near-rigid bilateral SAP
-equation. A ball constraint holds a point P of body A on a point Q of body B: g = p_WQ − p_WP,
-three near-rigid bilateral equations with J = J_v_WBq − J_v_WAp (Drake's ``SapBallConstraint``).
-See `jaxbody.contact.discrete_problem`. A coupler's gear ratio ρ and offset Δq and every
-constraint's active status are Context parameters (``Parameters.constraints``), so they can be
-differentiated and batched (``jax.vmap(lambda on: plant.SetConstraintActiveStatus(ctx, id,
-on))``).
+- coupler: two single-dof joints, q₀ = ρ q₁ + Δq (one near-rigid bilateral equation);
+- distance: points P of A and Q of B at distance ℓ, rigid (stiffness ∞) or a spring-damper
+  (k, c) along p_PQ (one equation);
+- ball: P of A on Q of B (three near-rigid equations, J = J_v_WBq − J_v_WAp);
+- weld: frame P of A on frame Q of B (six near-rigid equations at their midpoint).
+See `jaxbody.contact.holonomic_constraints` for the SAP rows. Registration is here; the Context
+side (active status, gear ratios, lengths, compliances) is `_constraint_params_api`.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxbody.math.rigid_transform import RigidTransform
 from jaxbody.plant.elements import BodyIndex, MultibodyConstraintId, check_index
 
 
@@ -44,6 +46,49 @@ class BallConstraintSpec:
     id: MultibodyConstraintId
 
 
+@dataclasses.dataclass(frozen=True)
+class DistanceConstraintSpec:
+    """Drake's ``DistanceConstraintSpec``: ‖p_PQ‖ = distance between point P (``p_AP`` in A)
+    and Q (``p_BQ`` in B); ``stiffness`` ∞ is rigid, else a spring-damper (``damping``)."""
+
+    body_A: int
+    p_AP: tuple
+    body_B: int
+    p_BQ: tuple
+    distance: float
+    stiffness: float
+    damping: float
+    id: MultibodyConstraintId
+
+
+@dataclasses.dataclass(frozen=True)
+class WeldConstraintSpec:
+    """Drake's ``WeldConstraintSpec``: frame P (``X_AP`` in A) coincides with frame Q
+    (``X_BQ`` in B)."""
+
+    body_A: int
+    X_AP: RigidTransform
+    body_B: int
+    X_BQ: RigidTransform
+    id: MultibodyConstraintId
+
+
+def _check_point(what, name, p):
+    a = np.asarray(p, dtype=float)
+    if a.shape != (3,) or not np.all(np.isfinite(a)):
+        raise ValueError(f"{what}: {name} must be 3 finite numbers, got {p!r}")
+    return tuple(float(x) for x in a)
+
+
+def _check_transform(what, name, X):
+    if not isinstance(X, RigidTransform):
+        raise ValueError(f"{what}: {name} must be a RigidTransform, got {type(X).__name__}")
+    M = np.asarray(X.GetAsMatrix34(), float)
+    if not np.all(np.isfinite(M)):
+        raise ValueError(f"{what}: {name} has non-finite entries")
+    return RigidTransform(np.asarray(X.GetAsMatrix4(), float))
+
+
 class ConstraintsAPI:
     """Mixin of `MultibodyPlant`: constraints solved by the SAP discrete step."""
 
@@ -52,6 +97,24 @@ class ConstraintsAPI:
 
     def _ball_specs(self):
         return getattr(self, "_balls", [])
+
+    def _distance_specs(self):
+        return getattr(self, "_distances", [])
+
+    def _weld_specs(self):
+        return getattr(self, "_welds", [])
+
+    def _check_constraint_bodies(self, what, kind, body_A, body_B):
+        self._require_not_finalized(what)
+        if not self.is_discrete():
+            raise ValueError(f"{what}: currently {kind} constraints are only supported for "
+                             "discrete MultibodyPlant models (time_step > 0)")
+        for b in (body_A, body_B):
+            if b.GetParentPlant() is not self:
+                raise ValueError(f"{what}: body '{b.name()}' belongs to another plant")
+        if body_A.index() == body_B.index():
+            raise ValueError(f"{what}: invalid set of bodies: body_A and body_B are both "
+                             f"'{body_A.name()}'")
 
     def _constraint_slots(self):
         """[(kind, slot within its kind)] by constraint id."""
@@ -107,28 +170,57 @@ class ConstraintsAPI:
                 point that is not 3 finite numbers, or after Finalize().
         """
         what = "AddBallConstraint"
-        self._require_not_finalized(what)
-        if not self.is_discrete():
-            raise ValueError(f"{what}: currently ball constraints are only supported for "
-                             "discrete MultibodyPlant models (time_step > 0)")
-        for b in (body_A, body_B):
-            if b.GetParentPlant() is not self:
-                raise ValueError(f"{what}: body '{b.name()}' belongs to another plant")
-        if body_A.index() == body_B.index():
-            raise ValueError(f"{what}: invalid set of bodies: body_A and body_B are both "
-                             f"'{body_A.name()}'")
-        points = []
-        for name, p in (("p_AP", p_AP), ("p_BQ", p_BQ)):
-            if p is None and name == "p_BQ":
-                points.append(None)
-                continue
-            a = np.asarray(p, dtype=float)
-            if a.shape != (3,) or not np.all(np.isfinite(a)):
-                raise ValueError(f"{what}: {name} must be 3 finite numbers, got {p!r}")
-            points.append(tuple(float(x) for x in a))
+        self._check_constraint_bodies(what, "ball", body_A, body_B)
+        points = [_check_point(what, "p_AP", p_AP),
+                  None if p_BQ is None else _check_point(what, "p_BQ", p_BQ)]
         cid = self._new_constraint("ball", len(self._ball_specs()))
         self._balls = self._ball_specs() + [BallConstraintSpec(
             int(body_A.index()), points[0], int(body_B.index()), points[1], cid)]
+        return cid
+
+    def AddDistanceConstraint(self, body_A, p_AP, body_B, p_BQ, distance,
+                              stiffness=np.inf, damping=0.0):
+        """Adds a distance constraint ‖p_PQ‖ = ``distance`` between point P of ``body_A``
+        (``p_AP`` in A) and Q of ``body_B`` (``p_BQ`` in B): rigid when ``stiffness`` is ∞
+        (near-rigid SAP equation), else a spring of that stiffness (N/m) and ``damping``
+        (N·s/m) along p_PQ, solved implicitly (Drake's semantics; discrete plants only).
+        Returns its `MultibodyConstraintId`.
+
+        Raises:
+            ValueError: a continuous plant, the same body twice, a body of another plant, a
+                bad point, distance <= 0, stiffness <= 0, damping < 0, or after Finalize().
+        """
+        what = "AddDistanceConstraint"
+        self._check_constraint_bodies(what, "distance", body_A, body_B)
+        p_AP, p_BQ = _check_point(what, "p_AP", p_AP), _check_point(what, "p_BQ", p_BQ)
+        distance, stiffness, damping = float(distance), float(stiffness), float(damping)
+        if not (np.isfinite(distance) and distance > 0):
+            raise ValueError(f"{what}: distance must be finite and > 0, got {distance!r}")
+        if not stiffness > 0:
+            raise ValueError(f"{what}: stiffness must be > 0 (inf: rigid), got {stiffness!r}")
+        if not (np.isfinite(damping) and damping >= 0):
+            raise ValueError(f"{what}: damping must be finite and >= 0, got {damping!r}")
+        cid = self._new_constraint("distance", len(self._distance_specs()))
+        self._distances = self._distance_specs() + [DistanceConstraintSpec(
+            int(body_A.index()), p_AP, int(body_B.index()), p_BQ, distance, stiffness, damping,
+            cid)]
+        return cid
+
+    def AddWeldConstraint(self, body_A, X_AP, body_B, X_BQ):
+        """Adds a weld constraint: frame P of ``body_A`` (``X_AP``) coincides with frame Q of
+        ``body_B`` (``X_BQ``), six near-rigid SAP equations (Drake's semantics; discrete plants
+        only). Either body may be the world. Returns its `MultibodyConstraintId`.
+
+        Raises:
+            ValueError: a continuous plant, the same body twice, a body of another plant, a
+                transform that is not a finite `RigidTransform`, or after Finalize().
+        """
+        what = "AddWeldConstraint"
+        self._check_constraint_bodies(what, "weld", body_A, body_B)
+        X_AP, X_BQ = _check_transform(what, "X_AP", X_AP), _check_transform(what, "X_BQ", X_BQ)
+        cid = self._new_constraint("weld", len(self._weld_specs()))
+        self._welds = self._weld_specs() + [WeldConstraintSpec(
+            int(body_A.index()), X_AP, int(body_B.index()), X_BQ, cid)]
         return cid
 
     def num_constraints(self) -> int:
@@ -140,6 +232,12 @@ class ConstraintsAPI:
 
     def num_ball_constraints(self) -> int:
         return len(self._ball_specs())
+
+    def num_distance_constraints(self) -> int:
+        return len(self._distance_specs())
+
+    def num_weld_constraints(self) -> int:
+        return len(self._weld_specs())
 
     def GetConstraintIds(self) -> list:
         """Every constraint's `MultibodyConstraintId`, in the order they were added."""
@@ -159,6 +257,20 @@ class ConstraintsAPI:
         if id is None:
             return list(specs)
         return specs[self._constraint_slot(id, "get_ball_constraint_specs", "ball")[1]]
+
+    def get_distance_constraint_specs(self, id=None):
+        """The `DistanceConstraintSpec` of ``id``, or all of them (a list) when None."""
+        specs = self._distance_specs()
+        if id is None:
+            return list(specs)
+        return specs[self._constraint_slot(id, "get_distance_constraint_specs", "distance")[1]]
+
+    def get_weld_constraint_specs(self, id=None):
+        """The `WeldConstraintSpec` of ``id``, or all of them (a list) when None."""
+        specs = self._weld_specs()
+        if id is None:
+            return list(specs)
+        return specs[self._constraint_slot(id, "get_weld_constraint_specs", "weld")[1]]
 
     def _constraint_slot(self, id, what, kind=None):
         """(kind, slot within the kind) of constraint ``id``; ``kind``: the kind it must be."""
@@ -197,47 +309,3 @@ class ConstraintsAPI:
         return [(self.get_joint(c.joint0_index), self.get_joint(c.joint1_index))
                 for c in self._coupler_specs()]
 
-    def _default_parameters(self, dtype):
-        params = super()._default_parameters(dtype)
-        specs, balls = self._coupler_specs(), self._ball_specs()
-        constraints = {}
-        if specs:
-            constraints.update({
-                "coupler_gear_ratio": jnp.asarray([c.gear_ratio for c in specs], dtype),
-                "coupler_offset": jnp.asarray([c.offset for c in specs], dtype),
-                "coupler_active": jnp.ones(len(specs), dtype)})
-        if balls:
-            constraints["ball_active"] = jnp.ones(len(balls), dtype)
-        return dataclasses.replace(params, constraints=constraints) if constraints else params
-
-    def GetConstraintActiveStatus(self, context, id):
-        """Whether constraint ``id`` is active in ``context`` (a traced 0/1 under jit; a bool
-        for a concrete context)."""
-        self._check_context(context, "GetConstraintActiveStatus")
-        kind, i = self._constraint_slot(id, "GetConstraintActiveStatus")
-        status = context.parameters.constraints[f"{kind}_active"][i]
-        try:
-            return bool(status > 0.5)
-        except Exception:  # traced
-            return status > 0.5
-
-    def SetConstraintActiveStatus(self, context, id, status):
-        """A new Context in which constraint ``id`` is active (``status`` True / 1) or not
-        (False / 0); ``status`` may be traced (``jax.vmap`` over it)."""
-        self._check_context(context, "SetConstraintActiveStatus")
-        kind, i = self._constraint_slot(id, "SetConstraintActiveStatus")
-        c = dict(context.parameters.constraints)
-        key = f"{kind}_active"
-        c[key] = c[key].at[i].set(jnp.asarray(status, c[key].dtype))
-        return context.replace(parameters=dataclasses.replace(context.parameters, constraints=c))
-
-    def SetCouplerConstraintParameters(self, context, id, gear_ratio=None, offset=None):
-        """A new Context with coupler ``id``'s gear ratio and/or offset replaced (jaxbody's
-        functional counterpart of rebuilding the plant; traceable, vmappable)."""
-        self._check_context(context, "SetCouplerConstraintParameters")
-        _, i = self._constraint_slot(id, "SetCouplerConstraintParameters", "coupler")
-        c = dict(context.parameters.constraints)
-        for key, value in (("coupler_gear_ratio", gear_ratio), ("coupler_offset", offset)):
-            if value is not None:
-                c[key] = c[key].at[i].set(jnp.asarray(value, c[key].dtype))
-        return context.replace(parameters=dataclasses.replace(context.parameters, constraints=c))

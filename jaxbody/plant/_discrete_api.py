@@ -31,6 +31,7 @@ from jaxbody.contact.discrete_problem import (  # noqa: F401 (ContactSolution re
 )
 from jaxbody.contact.sap_problem import SapSolverParameters
 from jaxbody.contact.sap_solver import SapStatistics, solve  # noqa: F401 (re-exported)
+from jaxbody.plant.context import _check_shape
 from jaxbody.plant.elements import BodyIndex
 
 
@@ -57,18 +58,62 @@ class DiscreteAPI:
     def _discrete_static(self):
         cached = getattr(self, "_discrete_cache", None)
         if cached is None:
-            cached = discrete_layout(self._topology, self._joints, self._coupler_joints(),
-                                     [(b.body_A, b.p_AP, b.body_B, b.p_BQ)
-                                      for b in self._resolved_ball_specs()])
+            pd = [(int(a.index()), a.joint(), a.effort_limit()) for a in self._pd_actuators()]
+            cached = discrete_layout(
+                self._topology, self._joints, self._coupler_joints(),
+                [(b.body_A, b.p_AP, b.body_B, b.p_BQ) for b in self._resolved_ball_specs()],
+                [(d.body_A, d.p_AP, d.body_B, d.p_BQ) for d in self._distance_specs()],
+                [(w.body_A, np.asarray(w.X_AP.rotation().matrix()),
+                  np.asarray(w.X_AP.translation()), w.body_B,
+                  np.asarray(w.X_BQ.rotation().matrix()), np.asarray(w.X_BQ.translation()))
+                 for w in self._weld_specs()], pd)
             T = cached["dof_map"].shape[0] - 1
-            for spec, nodes in zip(self._resolved_ball_specs(), cached["ball_nodes"]):
-                if np.all(cached["tree_index"][nodes] == T):
-                    A, B = (self.get_body(BodyIndex(b)).name() for b in (spec.body_A,
-                                                                           spec.body_B))
-                    raise ValueError(f"Creating a ball constraint between bodies '{A}' and "
-                                     f"'{B}' where both are welded to the world is not allowed")
+            for kind, specs in (("ball", self._resolved_ball_specs()),
+                                ("distance", self._distance_specs()),
+                                ("weld", self._weld_specs())):
+                for spec, nodes in zip(specs, cached[f"{kind}_nodes"]):
+                    if np.all(cached["tree_index"][nodes] == T):
+                        A, B = (self.get_body(BodyIndex(b)).name()
+                                for b in (spec.body_A, spec.body_B))
+                        raise ValueError(f"Creating a {kind} constraint between bodies '{A}' "
+                                         f"and '{B}' where both are welded to the world is not "
+                                         "allowed")
             self._discrete_cache = cached
         return cached
+
+    def _pd_inputs(self, desired_state, actuation, dtype):
+        """((q_d, v_d, u_ff, armed) of the PD-controlled actuators, the actuation u that the
+        free motion applies (armed PD actuators' entries zeroed: their u_ff acts inside the
+        controller)), from the step's ``desired_state``: None (every controller disarmed), a
+        whole-plant (2·num_actuators,) [q_d; v_d] in actuator order, or a dict
+        ``{model_instance: [q_d; v_d]}`` (Drake's per-instance ports; absent instances are
+        disarmed). Entries of actuators without gains are ignored, as Drake does."""
+        layout, nu = self._discrete_static(), self.num_actuators()
+        pd = layout["pd_actuator"]
+        u = None if actuation is None else self.AssembleActuation(actuation, dtype)
+        if not pd.size:
+            if desired_state is not None:
+                raise ValueError("CalcDiscreteStep: desired_state was given but no actuator "
+                                 "has PD gains (JointActuator.set_controller_gains)")
+            return None, u
+        armed = np.zeros(nu, bool)
+        xd = jnp.zeros(2 * nu, dtype)
+        if isinstance(desired_state, dict):
+            for mi, x in desired_state.items():
+                idx = self._actuator_index(self._check_instance(mi, "desired_state"))
+                name = self._instance_names[int(mi)]
+                x = _check_shape(f"desired_state for model instance '{name}'", x,
+                                 (2 * len(idx),)).astype(dtype)
+                xd = xd.at[idx].set(x[:len(idx)]).at[nu + idx].set(x[len(idx):])
+                armed[idx] = True
+        elif desired_state is not None:
+            xd = _check_shape("desired_state", desired_state, (2 * nu,)).astype(dtype)
+            armed[:] = True
+        u_ff = jnp.zeros(pd.size, dtype) if u is None else u[pd]
+        on = armed[pd]
+        if u is not None and on.any():
+            u = u.at[pd[on]].set(0.0)
+        return (xd[pd], xd[nu + pd], u_ff, jnp.asarray(on, dtype)), u
 
     def _contact_points(self, context):
         """`PointContacts` of the context's configuration (the ``set_max_active_contacts``
@@ -153,7 +198,7 @@ class DiscreteAPI:
     def CalcDiscreteStep(self, context, actuation=None, applied_forces=None, *,
                          applied_generalized_force=None, applied_spatial_force=None,
                          solver_parameters: SapSolverParameters | None = None,
-                         v_guess=None) -> DiscreteStepResult:
+                         v_guess=None, desired_state=None) -> DiscreteStepResult:
         """One SAP step of a discrete plant (see the module docstring).
 
         Args:
@@ -162,6 +207,10 @@ class DiscreteAPI:
                 `CalcGeneralizedAccelerations` (held over the step).
             solver_parameters: `SapSolverParameters` (Drake's defaults if None).
             v_guess: warm start (default v₀, as Drake).
+            desired_state: the PD controllers' (q_d, v_d), Drake's desired state input: a
+                (2·num_actuators,) [q_d; v_d] in actuator order, or a dict
+                ``{model_instance: [q_d; v_d]}``; None disarms every controller (see
+                `JointActuator.set_controller_gains`).
 
         Returns:
             `DiscreteStepResult` (next context, `ContactSolution`, `SapStatistics`).
@@ -170,6 +219,7 @@ class DiscreteAPI:
             raise ValueError("CalcDiscreteStep: the plant is continuous (time_step = 0); build "
                              "it with MultibodyPlant(time_step > 0)")
         self._check_context(context, "CalcDiscreteStep")
+        pd_inputs, actuation = self._pd_inputs(desired_state, actuation, context.v.dtype)
         dk, A, v_star = self._free_motion(context, actuation, applied_forces,
                                           applied_generalized_force, applied_spatial_force)
         pc = self._contact_points(context)
@@ -177,7 +227,7 @@ class DiscreteAPI:
         v, contact, stats = solve_step(self._topology, self._discrete_static(), self._time_step,
                                        dk, A, v_star, context.q, context.v, pc, guess,
                                        solver_parameters, self.get_contact_capacity(),
-                                       context.parameters.constraints)
+                                       context.parameters.constraints, pd_inputs)
         dt = self._time_step
         q = context.q + dt * self.MapVelocityToQDot(context, v)
         nxt = context.replace(time=context.time + dt, q=q, v=v)

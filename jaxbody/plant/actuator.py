@@ -1,10 +1,23 @@
-"""`JointActuator`: an actuator on a single-dof joint, as Drake's ``JointActuator``."""
+"""`JointActuator`: an actuator on a single-dof joint, as Drake's ``JointActuator``, optionally
+PD-controlled (`PdControllerGains`)."""
 
 from __future__ import annotations
+
+import dataclasses
 
 import numpy as np
 
 from jaxbody.plant.elements import MultibodyElement
+
+
+@dataclasses.dataclass(frozen=True)
+class PdControllerGains:
+    """Drake's ``PdControllerGains``: proportional gain ``p`` (N·m/rad or N/m) and derivative
+    gain ``d`` (N·m·s/rad or N·s/m) of an implicit PD controller on an actuator (see
+    `JointActuator.set_controller_gains`)."""
+
+    p: float = 0.0
+    d: float = 0.0
 
 
 class JointActuator(MultibodyElement):
@@ -29,6 +42,7 @@ class JointActuator(MultibodyElement):
         self._effort_limit = effort_limit
         self._rotor_inertia = 0.0
         self._gear_ratio = 1.0
+        self._gains = None
 
     def joint(self):
         return self._joint
@@ -77,6 +91,69 @@ class JointActuator(MultibodyElement):
     def calc_reflected_inertia(self, context):
         return self.rotor_inertia(context) * self.gear_ratio(context) ** 2
 
+    # --- PD control (Drake's PD-controlled actuators; discrete plants) ---------------------
+    def set_controller_gains(self, gains):
+        """Makes this actuator PD-controlled with ``gains`` (a `PdControllerGains`), as
+        Drake's: in a discrete step it applies u = clamp(−Kp(q − q_d) − Kd(v − v_d) + u_ff,
+        −e, e), implicitly inside the SAP problem, where (q_d, v_d) is the step's
+        ``desired_state`` (`MultibodyPlant.CalcDiscreteStep`) and u_ff the actuation input.
+        Without a desired state the controller is disarmed (no effect, the actuation input
+        applies as usual). Before Finalize(); afterwards use `SetControllerGains`.
+
+        Raises:
+            ValueError: gains that are negative, not finite, or both zero.
+        """
+        self._before_finalize("set_controller_gains")
+        self._gains = _check_gains(self._name, gains)
+
+    def has_controller(self) -> bool:
+        """Whether this actuator is PD-controlled (`set_controller_gains` was called)."""
+        return self._gains is not None
+
+    def get_controller_gains(self):
+        """The default `PdControllerGains`.
+
+        Raises:
+            RuntimeError: the actuator has no controller.
+        """
+        if self._gains is None:
+            raise RuntimeError(f"JointActuator '{self._name}': no controller gains were set "
+                               "(set_controller_gains)")
+        return self._gains
+
+    def _pd_slot(self, what):
+        if self._gains is None:
+            raise RuntimeError(f"JointActuator '{self._name}': {what}: the actuator has no "
+                               "controller (set_controller_gains before Finalize())")
+        return [int(a.index()) for a in self._plant._pd_actuators()].index(int(self._index))
+
+    def GetControllerGains(self, context):
+        """The `PdControllerGains` in ``context`` (traced values under jit)."""
+        i, c = self._pd_slot("GetControllerGains"), context.parameters.constraints
+        return PdControllerGains(c["pd_kp"][i], c["pd_kd"][i])
+
+    def SetControllerGains(self, context, gains):
+        """A new Context with this actuator's gains replaced (values may be traced: vmap and
+        grad over gains)."""
+        i = self._pd_slot("SetControllerGains")
+        try:
+            _check_gains(self._name, gains)
+        except TypeError:  # traced values
+            pass
+        return self._plant._with_constraint_values(context, [("pd_kp", i, gains.p),
+                                                             ("pd_kd", i, gains.d)])
+
     def _before_finalize(self, what):
         if self._plant is not None and self._plant.is_finalized():
             raise RuntimeError(f"JointActuator '{self._name}': {what} after Finalize()")
+
+
+def _check_gains(name, gains):
+    if not isinstance(gains, PdControllerGains):
+        raise ValueError(f"JointActuator '{name}': gains must be PdControllerGains(p, d), got "
+                         f"{type(gains).__name__}")
+    p, d = float(gains.p), float(gains.d)
+    if not (np.isfinite(p) and np.isfinite(d) and p >= 0 and d >= 0 and p + d > 0):
+        raise ValueError(f"JointActuator '{name}': PD gains must be finite, >= 0 and not both "
+                         f"zero, got p={p!r}, d={d!r}")
+    return PdControllerGains(p, d)

@@ -25,6 +25,7 @@ import numpy as np
 from jaxbody.forces.gravity import UniformGravityFieldElement
 from jaxbody.joints import Joint, QuaternionFloatingJoint, WeldJoint
 from jaxbody.math.inertia import point_mass_unit_inertia
+from jaxbody.plant._constraint_params_api import ConstraintParamsAPI
 from jaxbody.plant._constraints_api import ConstraintsAPI
 from jaxbody.plant._contact_query_api import ContactQueryAPI
 from jaxbody.plant._discrete_api import DiscreteAPI
@@ -55,9 +56,9 @@ from jaxbody.plant.topology import compile_topology
 TRIANGLE_INEQUALITY_TOLERANCE = 1e-10
 
 
-class MultibodyPlant(ConstraintsAPI, ContactQueryAPI, LookupAPI, NamesAPI, StateAPI,
-                     KinematicsAPI, MassPropertiesAPI, DynamicsAPI, ForcesAPI, GeometryAPI,
-                     DiscreteAPI):
+class MultibodyPlant(ConstraintsAPI, ConstraintParamsAPI, ContactQueryAPI, LookupAPI, NamesAPI,
+                     StateAPI, KinematicsAPI, MassPropertiesAPI, DynamicsAPI, ForcesAPI,
+                     GeometryAPI, DiscreteAPI):
     """A multibody model: the builder before ``Finalize()``, a pure-function engine after.
 
     Args:

@@ -60,7 +60,8 @@ class DiscreteRolloutResult(NamedTuple):
 
 def discrete_rollout(plant, context, controller=None, num_steps=1, *, params=None, controls=None,
                      save_trajectory=True, save_contacts=False, checkpoint=False,
-                     solver_parameters=None, on_overflow="report") -> DiscreteRolloutResult:
+                     solver_parameters=None, on_overflow="report",
+                     desired_states=None) -> DiscreteRolloutResult:
     """Steps a discrete plant ``num_steps`` times from ``context``.
 
     Args:
@@ -81,6 +82,9 @@ def discrete_rollout(plant, context, controller=None, num_steps=1, *, params=Non
             ``contact_overflow`` and ``first_overflow_step``; "raise": it is an error, a
             ``ValueError`` naming the first such step (under an outer ``jax.jit``, an
             ``equinox.error_if`` runtime error).
+        desired_states: the PD-controlled actuators' desired states, (2·num_actuators,)
+            [q_d; v_d] held over the rollout or (N, 2·num_actuators) one per step; None: the
+            controllers are disarmed (see `JointActuator.set_controller_gains`).
 
     Raises:
         ValueError: bad arguments, or a contact overflow with ``on_overflow="raise"``.
@@ -99,9 +103,15 @@ def discrete_rollout(plant, context, controller=None, num_steps=1, *, params=Non
     if controls is not None:
         controls = _check_shape("discrete_rollout: controls", controls,
                                 (num_steps, plant.num_actuators()))
+    if desired_states is not None:
+        nx = 2 * plant.num_actuators()
+        xd = jnp.asarray(desired_states)
+        if xd.shape == (nx,):
+            xd = jnp.broadcast_to(xd, (num_steps, nx))
+        desired_states = _check_shape("discrete_rollout: desired_states", xd, (num_steps, nx))
     r = _discrete_rollout(plant, controller, num_steps, bool(save_trajectory),
                           bool(save_contacts), bool(checkpoint), solver_parameters, context,
-                          params, controls)
+                          params, controls, desired_states)
     if on_overflow == "raise":
         r = _raise_on_overflow(r)
     return r
@@ -132,18 +142,19 @@ def _raise_on_overflow(r: DiscreteRolloutResult) -> DiscreteRolloutResult:
 
 @partial(jax.jit, static_argnums=(0, 1, 2, 3, 4, 5, 6))
 def _discrete_rollout(plant, controller, num_steps, save, save_contacts, checkpoint, sparams,
-                      context, params, controls):
+                      context, params, controls, desired_states):
     dtype = context.v.dtype
     context = context.replace(time=jnp.asarray(context.time, dtype))
 
-    def step(carry, u_ff):
+    def step(carry, inputs):
+        u_ff, xd = inputs
         k, ctx, bad = carry
         x = jnp.concatenate([ctx.q, ctx.v])
         u = u_ff
         if controller is not None:
             pi = jnp.asarray(controller(ctx.time, x, params), dtype)
             u = pi if u is None else u + pi
-        r = plant.CalcDiscreteStep(ctx, u, solver_parameters=sparams)
+        r = plant.CalcDiscreteStep(ctx, u, solver_parameters=sparams, desired_state=xd)
         nxt = r.context
         x1 = jnp.concatenate([nxt.q, nxt.v])
         k1 = k + 1
@@ -160,7 +171,8 @@ def _discrete_rollout(plant, controller, num_steps, save, save_contacts, checkpo
 
     body = jax.checkpoint(step) if checkpoint else step
     init = (jnp.zeros((), jnp.int32), context, -jnp.ones((), jnp.int32))
-    (_, ctxN, bad), out = jax.lax.scan(body, init, controls, length=num_steps)
+    (_, ctxN, bad), out = jax.lax.scan(body, init, (controls, desired_states),
+                                       length=num_steps)
     x0 = jnp.concatenate([context.q, context.v])
     states = jnp.concatenate([x0[None], out["x"]]) if save else None
     t0 = jnp.asarray(context.time, dtype)
