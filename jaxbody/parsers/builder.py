@@ -166,6 +166,8 @@ class _BuildState:
             joints[self.element.name] = self._add_joint(self.element)
         for self.element in model.couplers:
             self._add_coupler(self.element, joints)
+        for self.element in model.body_constraints:
+            self._add_body_constraint(model, self.element)
         for self.element in model.geometries:
             g = self.element
             body, X_BG = bodies[g.body], _transform(g.X_BG)
@@ -191,6 +193,29 @@ class _BuildState:
             return
         self.plant.AddCouplerConstraint(joints[c.joint], joints[c.target], c.multiplier,
                                         c.offset)
+
+    def _add_body_constraint(self, model, c):
+        """A ball or weld constraint on a discrete plant (MJCF equality), a warning otherwise."""
+        import jaxbody as jb
+
+        if not self.plant.is_discrete():
+            why = (f"<equality> {c.kind} constraints between bodies '{c.body_A}' and "
+                   f"'{c.body_B}' need a discrete MultibodyPlant (time_step > 0); ignored")
+            if self.diagnostics is None:
+                import warnings
+
+                warnings.warn(f"{c.loc}: {why}", stacklevel=4)
+            else:
+                self.diagnostics.warning_at(c.loc, why)
+            return
+        A = self.bodies[model.key(c.body_A)]
+        B = self.plant.world_body() if c.body_B == "world" else self.bodies[model.key(c.body_B)]
+        if c.kind == "ball":
+            self.plant.AddBallConstraint(A, np.asarray(c.p_AP), B)
+        elif c.X_AP is None:
+            self.plant.AddWeldConstraint(A, jb.RigidTransform(), B)
+        else:
+            self.plant.AddWeldConstraint(A, jb.RigidTransform(c.X_AP), B, jb.RigidTransform())
 
     def _add_joint(self, j):
         import jaxbody as jb

@@ -39,10 +39,10 @@ Mapping to jaxbody (Drake's names where Drake's MJCF parser has them):
   ``<mujoco model>``, else after the file.
 
 Not supported: mesh, hfield and sdf geoms, ``<frame>``, ``<replicate>``, shell inertia and
-non-motor actuators (errors or warnings, see the messages); tendons, equality constraints other
-than ``<joint>`` couplers (``<equality><joint joint1 joint2 polycoef>`` of degree ≤ 1 is a coupler
-constraint on a discrete plant), contact pairs/excludes and sensors are read past with a
-warning.
+non-motor actuators (errors or warnings, see the messages); tendons, tendon/flex and site-based
+equality constraints, contact pairs/excludes and sensors are read past with a warning. On a
+discrete plant ``<equality>`` becomes Drake's constraints: ``<joint>`` (degree ≤ 1) a coupler,
+``<connect>`` a ball constraint, ``<weld>`` a weld (`mjcf_model.read_equality`).
 """
 
 from __future__ import annotations

@@ -8,7 +8,12 @@ import os
 
 import numpy as np
 
-from jaxbody.parsers.model_description import ActuatorDescription, CouplerDescription
+from jaxbody.math.so3 import quaternion_to_rotation
+from jaxbody.parsers.model_description import (
+    ActuatorDescription,
+    BodyConstraintDescription,
+    CouplerDescription,
+)
 from jaxbody.parsers.xml_reader import MAX_XML_BYTES, parse_xml
 
 MAX_INCLUDE_DEPTH = 16
@@ -188,41 +193,88 @@ def read_actuators(root, reader, files):
 
 
 def read_equality(root, reader, files):
-    """``<equality><joint joint1 joint2 polycoef>`` with a polynomial of degree ≤ 1,
-    (q₁ − ref₁) = c₀ + c₁ (q₂ − ref₂), becomes the coupler constraint q₁ = c₁ q₂ + Δq with
-    Δq = c₀ + ref₁ − c₁ ref₂ (discrete plants); other equalities, inactive ones and higher
-    degrees are ignored with a warning."""
+    """MuJoCo's equality constraints as Drake's constraints (discrete plants):
+    - ``<joint joint1 joint2 polycoef>`` with a polynomial of degree ≤ 1,
+      (q₁ − ref₁) = c₀ + c₁ (q₂ − ref₂), is the coupler q₁ = c₁ q₂ + Δq with
+      Δq = c₀ + ref₁ − c₁ ref₂;
+    - ``<connect body1 body2 anchor>`` is a ball constraint: the anchor (in body1) on the point
+      of body2 (default: the world) that coincides with it at qpos0;
+    - ``<weld body1 body2 relpose>`` is a weld: body2 at ``relpose`` (pos, quat) in body1, or,
+      when its quaternion is zero (the default), at their relative pose at qpos0.
+    MuJoCo's soft-constraint parameters (solref, solimp, torquescale) have no Drake counterpart:
+    the constraints are Drake's near-rigid ones. Site-based connects and welds, tendon and flex
+    equalities, inactive ones and higher degrees are ignored with a warning."""
     diag, model = files.diag, reader.model
-    by_name = {d.name: d for d in model.joints}
     for section in root.findall("equality"):
         for el in section.children:
             attrs = reader.attrs(el, "equality")
+            if el.tag in ("connect", "weld"):
+                _body_equality(el, attrs, model, diag)
+                continue
             if el.tag != "joint":
                 diag.warning(el, f"<equality><{el.tag}> is not supported by jaxbody yet and is "
                                  "ignored")
                 continue
-            j1, j2 = attrs.get("joint1"), attrs.get("joint2")
-            if not j1:
-                diag.error(el, "<equality><joint> is missing the 'joint1' attribute")
-            for j in (j1, j2):
-                if j is not None and j not in reader.joint_info:
-                    diag.error(el, f"<equality><joint> refers to unknown joint '{j}'")
-            c = np.zeros(5)
-            given = _floats(el, attrs.get("polycoef", "0 1 0 0 0"), None, diag)
-            c[:min(5, len(given))] = given[:5]
-            if not _bool(el, attrs.get("active", "true"), diag):
-                diag.warning(el, "an inactive <equality><joint> is ignored")
-                continue
-            if j2 is None or np.any(c[2:] != 0):
-                diag.warning(el, "<equality><joint> is supported as a coupler only: with "
-                                 "joint2 and a polynomial of degree at most 1; ignored")
-                continue
-            ref = [float(np.asarray(by_name[j].default_q)[0])  # MuJoCo's qpos0 (radians)
-                   if getattr(by_name[j], "default_q", None) is not None else 0.0
-                   for j in (j1, j2)]
-            model.couplers.append(CouplerDescription(j1, j2, float(c[1]),
-                                                     float(c[0] + ref[0] - c[1] * ref[1]),
-                                                     diag.location(el)))
+            _joint_equality(el, attrs, reader, model, diag)
+
+
+def _body_equality(el, attrs, model, diag):
+    tag = el.tag
+    if not _bool(el, attrs.get("active", "true"), diag):
+        diag.warning(el, f"an inactive <equality><{tag}> is ignored")
+        return
+    if "site1" in attrs or "site2" in attrs:
+        diag.warning(el, f"a site-based <equality><{tag}> is not supported by jaxbody yet and "
+                         "is ignored")
+        return
+    b1, b2 = attrs.get("body1"), attrs.get("body2", "world")
+    if not b1:
+        diag.error(el, f"<equality><{tag}> is missing the 'body1' attribute")
+    names = model.body_names() | {"world"}
+    for b in (b1, b2):
+        if b not in names:
+            diag.error(el, f"<equality><{tag}> refers to unknown body '{b}'")
+    if b1 == b2:
+        diag.error(el, f"<equality><{tag}> constrains body '{b1}' to itself")
+    if tag == "connect":
+        anchor = _floats(el, attrs.get("anchor", "0 0 0"), 3, diag)
+        model.body_constraints.append(BodyConstraintDescription(
+            "ball", b1, b2, tuple(float(x) for x in anchor), None, diag.location(el)))
+        return
+    relpose = np.asarray(_floats(el, attrs.get("relpose", "0 1 0 0 0 0 0"), 7, diag), float)
+    X = None
+    if np.any(relpose[3:] != 0):
+        X = np.eye(4)
+        X[:3, :3] = np.asarray(quaternion_to_rotation(relpose[3:] / np.linalg.norm(relpose[3:])))
+        X[:3, 3] = relpose[:3]
+    model.body_constraints.append(BodyConstraintDescription("weld", b1, b2, (0.0, 0.0, 0.0), X,
+                                                            diag.location(el)))
+
+
+def _joint_equality(el, attrs, reader, model, diag):
+    by_name = {d.name: d for d in model.joints}
+    j1, j2 = attrs.get("joint1"), attrs.get("joint2")
+    if not j1:
+        diag.error(el, "<equality><joint> is missing the 'joint1' attribute")
+    for j in (j1, j2):
+        if j is not None and j not in reader.joint_info:
+            diag.error(el, f"<equality><joint> refers to unknown joint '{j}'")
+    c = np.zeros(5)
+    given = _floats(el, attrs.get("polycoef", "0 1 0 0 0"), None, diag)
+    c[:min(5, len(given))] = given[:5]
+    if not _bool(el, attrs.get("active", "true"), diag):
+        diag.warning(el, "an inactive <equality><joint> is ignored")
+        return
+    if j2 is None or np.any(c[2:] != 0):
+        diag.warning(el, "<equality><joint> is supported as a coupler only: with "
+                         "joint2 and a polynomial of degree at most 1; ignored")
+        return
+    ref = [float(np.asarray(by_name[j].default_q)[0])  # MuJoCo's qpos0 (radians)
+           if getattr(by_name[j], "default_q", None) is not None else 0.0
+           for j in (j1, j2)]
+    model.couplers.append(CouplerDescription(j1, j2, float(c[1]),
+                                             float(c[0] + ref[0] - c[1] * ref[1]),
+                                             diag.location(el)))
 
 
 def _effort_limit(el, attrs, gear, diag):

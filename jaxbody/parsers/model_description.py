@@ -129,6 +129,22 @@ class CouplerDescription:
 
 
 @dataclasses.dataclass
+class BodyConstraintDescription:
+    """A ball (``kind`` "ball": point ``p_AP`` of ``body_A`` on body B, Q where P is in the
+    default configuration) or weld ("weld": frame ``X_AP`` of A on B's frame, or, when
+    ``X_AP`` is None, B held at its default pose relative to A) constraint between two bodies
+    of the description (MJCF ``<equality><connect>`` / ``<weld>``); ``body_B`` may be the
+    world."""
+
+    kind: str
+    body_A: str
+    body_B: str
+    p_AP: tuple
+    X_AP: np.ndarray | None
+    loc: SourceLocation
+
+
+@dataclasses.dataclass
 class ActuatorDescription:
     """A joint actuator on single-dof joint ``joint``."""
 
@@ -170,6 +186,7 @@ class ModelDescription:
     geometries: list = dataclasses.field(default_factory=list)
     springs: list = dataclasses.field(default_factory=list)
     couplers: list = dataclasses.field(default_factory=list)
+    body_constraints: list = dataclasses.field(default_factory=list)
     scope: str = ""
 
     def body_names(self):

@@ -206,10 +206,12 @@ class ConstraintsAPI:
             cid)]
         return cid
 
-    def AddWeldConstraint(self, body_A, X_AP, body_B, X_BQ):
+    def AddWeldConstraint(self, body_A, X_AP, body_B, X_BQ=None):
         """Adds a weld constraint: frame P of ``body_A`` (``X_AP``) coincides with frame Q of
         ``body_B`` (``X_BQ``), six near-rigid SAP equations (Drake's semantics; discrete plants
-        only). Either body may be the world. Returns its `MultibodyConstraintId`.
+        only). Either body may be the world. ``X_BQ`` None (jaxbody's extension, as
+        `AddBallConstraint`'s ``p_BQ``; MJCF's ``<weld>`` without ``relpose``): the frame of B
+        at P in the default configuration. Returns its `MultibodyConstraintId`.
 
         Raises:
             ValueError: a continuous plant, the same body twice, a body of another plant, a
@@ -217,7 +219,8 @@ class ConstraintsAPI:
         """
         what = "AddWeldConstraint"
         self._check_constraint_bodies(what, "weld", body_A, body_B)
-        X_AP, X_BQ = _check_transform(what, "X_AP", X_AP), _check_transform(what, "X_BQ", X_BQ)
+        X_AP = _check_transform(what, "X_AP", X_AP)
+        X_BQ = None if X_BQ is None else _check_transform(what, "X_BQ", X_BQ)
         cid = self._new_constraint("weld", len(self._weld_specs()))
         self._welds = self._weld_specs() + [WeldConstraintSpec(
             int(body_A.index()), X_AP, int(body_B.index()), X_BQ, cid)]
@@ -253,7 +256,7 @@ class ConstraintsAPI:
     def get_ball_constraint_specs(self, id=None):
         """The `BallConstraintSpec` of ``id`` (``p_BQ`` resolved after Finalize), or all of
         them (a list) when None."""
-        specs = self._resolved_ball_specs() if self.is_finalized() else self._ball_specs()
+        specs = self._resolved_specs()[0] if self.is_finalized() else self._ball_specs()
         if id is None:
             return list(specs)
         return specs[self._constraint_slot(id, "get_ball_constraint_specs", "ball")[1]]
@@ -266,8 +269,9 @@ class ConstraintsAPI:
         return specs[self._constraint_slot(id, "get_distance_constraint_specs", "distance")[1]]
 
     def get_weld_constraint_specs(self, id=None):
-        """The `WeldConstraintSpec` of ``id``, or all of them (a list) when None."""
-        specs = self._weld_specs()
+        """The `WeldConstraintSpec` of ``id`` (``X_BQ`` resolved after Finalize), or all of
+        them (a list) when None."""
+        specs = self._resolved_specs()[1] if self.is_finalized() else self._weld_specs()
         if id is None:
             return list(specs)
         return specs[self._constraint_slot(id, "get_weld_constraint_specs", "weld")[1]]
@@ -284,25 +288,36 @@ class ConstraintsAPI:
                              f"{kind} constraint")
         return found
 
-    def _resolved_ball_specs(self):
-        """The ball specs with every ``p_BQ`` set (Drake: Q at P in the default context)."""
-        cached = getattr(self, "_balls_resolved_cache", None)
+    def _resolved_specs(self):
+        """(ball specs, weld specs) with every ``p_BQ`` / ``X_BQ`` set: Q at P in the default
+        context (Drake's rule for ball constraints)."""
+        cached = getattr(self, "_resolved_cache", None)
         if cached is not None:
             return cached
-        out, ctx = [], None
+        ctx, balls, welds = None, [], []
+
+        def pose(body):
+            return self.EvalBodyPoseInWorld(ctx, self.get_body(BodyIndex(body)))
+
         with jax.ensure_compile_time_eval():  # host values even when first asked while tracing
+            if any(s.p_BQ is None for s in self._ball_specs()) or any(
+                    s.X_BQ is None for s in self._weld_specs()):
+                ctx = self.CreateDefaultContext(jnp.float64)
             for s in self._ball_specs():
                 if s.p_BQ is None:
-                    if ctx is None:
-                        ctx = self.CreateDefaultContext(jnp.float64)
-                    X_WA = self.EvalBodyPoseInWorld(ctx, self.get_body(BodyIndex(s.body_A)))
-                    X_WB = self.EvalBodyPoseInWorld(ctx, self.get_body(BodyIndex(s.body_B)))
-                    p_WP = np.asarray(X_WA.multiply(np.asarray(s.p_AP)))
-                    p_BQ = np.asarray(X_WB.inverse().multiply(p_WP))
+                    p_WP = np.asarray(pose(s.body_A).multiply(np.asarray(s.p_AP)))
+                    p_BQ = np.asarray(pose(s.body_B).inverse().multiply(p_WP))
                     s = dataclasses.replace(s, p_BQ=tuple(float(x) for x in p_BQ))
-                out.append(s)
-        self._balls_resolved_cache = out
-        return out
+                balls.append(s)
+            for s in self._weld_specs():
+                if s.X_BQ is None:
+                    X_WP = pose(s.body_A).multiply(s.X_AP)
+                    X_BQ = pose(s.body_B).inverse().multiply(X_WP)
+                    s = dataclasses.replace(s, X_BQ=RigidTransform(
+                        np.asarray(X_BQ.GetAsMatrix4(), float)))
+                welds.append(s)
+        self._resolved_cache = (balls, welds)
+        return self._resolved_cache
 
     def _coupler_joints(self):
         """(joint0, joint1) of each coupler constraint, for the discrete layout."""

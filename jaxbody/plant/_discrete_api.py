@@ -59,18 +59,18 @@ class DiscreteAPI:
         cached = getattr(self, "_discrete_cache", None)
         if cached is None:
             pd = [(int(a.index()), a.joint(), a.effort_limit()) for a in self._pd_actuators()]
+            balls, welds = self._resolved_specs()
             cached = discrete_layout(
                 self._topology, self._joints, self._coupler_joints(),
-                [(b.body_A, b.p_AP, b.body_B, b.p_BQ) for b in self._resolved_ball_specs()],
+                [(b.body_A, b.p_AP, b.body_B, b.p_BQ) for b in balls],
                 [(d.body_A, d.p_AP, d.body_B, d.p_BQ) for d in self._distance_specs()],
                 [(w.body_A, np.asarray(w.X_AP.rotation().matrix()),
                   np.asarray(w.X_AP.translation()), w.body_B,
                   np.asarray(w.X_BQ.rotation().matrix()), np.asarray(w.X_BQ.translation()))
-                 for w in self._weld_specs()], pd)
+                 for w in welds], pd)
             T = cached["dof_map"].shape[0] - 1
-            for kind, specs in (("ball", self._resolved_ball_specs()),
-                                ("distance", self._distance_specs()),
-                                ("weld", self._weld_specs())):
+            for kind, specs in (("ball", balls), ("distance", self._distance_specs()),
+                                ("weld", welds)):
                 for spec, nodes in zip(specs, cached[f"{kind}_nodes"]):
                     if np.all(cached["tree_index"][nodes] == T):
                         A, B = (self.get_body(BodyIndex(b)).name()
@@ -251,12 +251,29 @@ class DiscreteAPI:
         """`ContactResults` (Drake's ``PointPairContactInfo`` per active point) of the step from
         ``context``. Host-side (not traceable): it builds Python records; use
         `CalcDiscreteStep` inside jitted code."""
-        from jaxbody.plant.contact_results import ContactResults, make_contact_results
+        from jaxbody.plant.contact_results import make_contact_results
 
         self._check_context(context, "CalcContactResults")
         solver_parameters = kwargs.pop("solver_parameters", None)
         result = _jitted_step(self, solver_parameters, context, actuation, kwargs)
         pc = self._contact_points(context)
-        if pc is None:
-            return ContactResults([], result.contact.tau_contact)
-        return make_contact_results(pc, result.contact, self._time_step)
+        return make_contact_results(pc, result.contact, self._time_step,
+                                    self._constraint_slots())
+
+    def CalcNetActuation(self, context, actuation=None, desired_state=None, **kwargs):
+        """The actuation each actuator applies over the step from ``context`` (Drake's net
+        actuation output): the actuation input clamped to the effort limits, and for armed
+        PD-controlled actuators the controller's output u = clamp(−Kp(q − q_d) − Kd(v − v_d)
+        + u_ff, −e, e) at the next state, as the SAP step solved it. (num_actuators,);
+        traceable."""
+        layout = self._discrete_static()
+        u = jnp.zeros(self.num_actuators(), context.v.dtype)
+        if actuation is not None:
+            u = self.SaturateActuation(self.AssembleActuation(actuation, context.v.dtype))
+        if desired_state is None or not layout["pd_actuator"].size:
+            return u
+        r = self.CalcDiscreteStep(context, actuation, desired_state=desired_state, **kwargs)
+        _, _, _, armed = self._pd_inputs(desired_state, actuation, context.v.dtype)[0]
+        pd = layout["pd_actuator"]
+        u_pd = r.contact.pd_impulses / self._time_step
+        return u.at[pd].set(jnp.where(armed > 0, u_pd, u[pd]))

@@ -65,11 +65,30 @@ class PointPairContactInfo:
 
 
 class ContactResults:
-    """The point contacts of one discrete step (Drake's ``ContactResults``)."""
+    """The point contacts of one discrete step (Drake's ``ContactResults``), and, as jaxbody's
+    extension, the impulses of the plant's constraints in that step (`constraint_impulse`)."""
 
-    def __init__(self, infos, tau_contact=None):
+    def __init__(self, infos, tau_contact=None, constraint_impulses=None, dt=None):
         self._infos = list(infos)
         self._tau = None if tau_contact is None else np.asarray(tau_contact)
+        self._constraints = dict(constraint_impulses or {})
+        self._dt = dt
+
+    def constraint_impulse(self, id) -> np.ndarray:
+        """The impulse (N·s or N·m·s) of constraint ``id`` over the step, zero when inactive:
+        a coupler's on joint 0's dof (1,); a distance constraint's along p̂ = p_PQ/‖p_PQ‖ on
+        B at Q (1,); a ball constraint's on B at Q in World (3,); a weld's spatial impulse
+        (angular, translational) on B at the midpoint of P and Q in World (6,). The body A
+        receives the opposite."""
+        key = int(id)
+        if key not in self._constraints:
+            raise ValueError(f"constraint_impulse: no constraint with id {id!r} (the plant has "
+                             f"{len(self._constraints)})")
+        return self._constraints[key]
+
+    def constraint_force(self, id) -> np.ndarray:
+        """`constraint_impulse` divided by the time step (N or N·m)."""
+        return self.constraint_impulse(id) / self._dt
 
     def num_point_pair_contacts(self) -> int:
         return len(self._infos)
@@ -88,8 +107,20 @@ class ContactResults:
         return f"ContactResults(num_point_pair_contacts={len(self._infos)})"
 
 
-def make_contact_results(point_contacts, solution, dt) -> ContactResults:
-    """`ContactResults` from a step's `PointContacts` and `ContactSolution` (host arrays)."""
+def constraint_impulses(slots, solution) -> dict:
+    """{constraint id: impulse} from the plant's [(kind, slot)] by id and a `ContactSolution`."""
+    arrays = {"coupler": solution.coupler_impulses, "ball": solution.ball_impulses,
+              "distance": solution.distance_impulses, "weld": solution.weld_impulses}
+    return {i: np.atleast_1d(np.asarray(arrays[kind])[slot])
+            for i, (kind, slot) in enumerate(slots)}
+
+
+def make_contact_results(point_contacts, solution, dt, slots=()) -> ContactResults:
+    """`ContactResults` from a step's `PointContacts` and `ContactSolution` (host arrays);
+    ``slots``: the plant's constraints as [(kind, slot within the kind)] by id."""
+    impulses = constraint_impulses(slots, solution)
+    if point_contacts is None:
+        return ContactResults([], solution.tau_contact, impulses, dt)
     active = np.asarray(solution.active) > 0
     R = np.asarray(solution.R_WC)
     gamma = np.asarray(solution.gamma)
@@ -106,4 +137,4 @@ def make_contact_results(point_contacts, solution, dt) -> ContactResults:
         infos.append(PointPairContactInfo(BodyIndex(int(body_a[i])), BodyIndex(int(body_b[i])),
                                           -f_A, np.asarray(solution.p_WC[i]), float(vc[i, 2]),
                                           float(np.hypot(vc[i, 0], vc[i, 1])), pair))
-    return ContactResults(infos, solution.tau_contact)
+    return ContactResults(infos, solution.tau_contact, impulses, dt)

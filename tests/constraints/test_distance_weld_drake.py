@@ -142,3 +142,40 @@ def test_welded_body_stays_put_under_load():
     np.testing.assert_allclose(np.asarray(r.contact.weld_impulses)[0, 3:], -dt * force,
                                rtol=1e-6, atol=1e-12)  # SAP's rel_tolerance
     assert np.abs(np.asarray(ctx.v)).max() < 1e-9
+
+
+def geared_wheels(plant, M):
+    """A driven wheel (about y, 1.5 N·m) geared to a second one, q_drive = −2.5 q_arm + 0.1,
+    whose 0.3 m arm (a pendulum) swings a 4 cm ball into a block."""
+    y = np.array([0.0, 1.0, 0.0])
+    drive = plant.AddRigidBody("drive", M.SpatialInertia.SolidCylinderWithMass(
+        2.0, 0.1, 0.02, y))
+    arm = plant.AddRigidBody("arm", M.SpatialInertia(
+        0.5, np.array([0.0, 0.0, -0.3]), M.UnitInertia.SolidSphere(0.04).ShiftFromCenterOfMass(
+            np.array([0.0, 0.0, 0.3]))))
+    jd = plant.AddJoint(M.RevoluteJoint("jd", plant.world_frame(), drive.body_frame(), y))
+    F = plant.AddFrame(M.FixedOffsetFrame("F", plant.world_frame(),
+                                          M.RigidTransform([0.25, 0.0, 0.0])))
+    ja = plant.AddJoint(M.RevoluteJoint("ja", F, arm.body_frame(), y))
+    plant.AddJointActuator("motor", jd)
+    plant.AddCouplerConstraint(jd, ja, -2.5, 0.1)
+    add_geometry(plant, M, arm, M.Sphere(0.04), M.RigidTransform([0.0, 0.0, -0.3]), name="bob")
+    add_geometry(plant, M, plant.world_body(), M.Box(0.1, 0.2, 0.2),
+                 M.RigidTransform([0.25 + 0.3 * np.sin(0.8) + 0.085, 0.0, -0.21]), name="block")
+
+    def init(plant, ctx, M):
+        q, v = np.array([0.1 - 2.5 * 0.3, 0.3]), np.array([-2.5, 1.0])  # on the coupler
+        if isinstance(plant, jb.MultibodyPlant):
+            return ctx.replace(q=jnp.asarray(q), v=jnp.asarray(v))
+        plant.SetPositions(ctx, q)
+        plant.SetVelocities(ctx, v)
+        return ctx
+
+    return init, {"u": np.array([1.5])}
+
+
+def test_geared_wheels_drive_a_pendulum_into_a_block_as_drake():
+    err, vj, vd, r, plant = compare(geared_wheels)
+    assert np.all(np.asarray(r.converged) == 1.0)
+    assert err < 1e-8, err
+    assert np.max(np.asarray(r.iterations)) > 1  # the bob hit the block

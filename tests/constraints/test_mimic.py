@@ -73,9 +73,10 @@ def test_mjcf_joint_equality_is_a_coupler():
     with pytest.warns(jb.ParseWarning) as caught:
         jb.Parser(plant).AddModelsFromString(MJCF, "xml")
     messages = " ".join(str(w.message) for w in caught)
-    assert "degree at most 1" in messages and "<equality><connect>" in messages
+    assert "degree at most 1" in messages and "<equality><connect>" not in messages
     plant.Finalize()
-    (cid,) = plant.GetConstraintIds()
+    cid, ball = plant.GetConstraintIds()
+    assert plant.num_ball_constraints() == 1
     spec = plant.get_coupler_constraint_specs(cid)
     # (q_b − 0) = 0.3 − 2 (q_a − 0.2):  q_b = −2 q_a + 0.7
     assert spec.gear_ratio == -2.0 and spec.offset == pytest.approx(0.7)
@@ -89,11 +90,23 @@ def test_mimic_on_a_continuous_plant_is_ignored_with_a_warning():
     assert plant.num_constraints() == 0
 
 
-def test_panda_fingers_coupled_as_in_drake():
+ROBOTS = {  # path, root link, q0 of the gripper joints (one off its mimic by ~1 cm)
+    "panda": ("panda_description/urdf/panda.urdf", "panda_link0"),
+    "baxter": ("baxter_description/urdf/baxter.urdf", "base"),
+}
+
+
+@pytest.mark.parametrize("name", ["panda", "baxter"])
+def test_gripper_mimic_joints_coupled_as_in_drake(name):
+    """The panda (second finger mimics the first) and Baxter (each gripper's right finger
+    mimics its left, multiplier −1) from example-robot-data, welded at their root and stepped
+    under gravity from a random state with the mimicking fingers off by ~1 cm: velocities equal
+    pydrake's over 200 steps to 1e-8 of the largest speed."""
     pytest.importorskip("pydrake")
     from tests.parsers.robot_files import add_packages, robot
 
-    path = robot("panda_description/urdf/panda.urdf")
+    rel, root = ROBOTS[name]
+    path = robot(rel)
     if path is None:
         pytest.skip("example-robot-data is not installed")
     from pydrake.multibody.parsing import Parser as DrakeParser
@@ -106,22 +119,32 @@ def test_panda_fingers_coupled_as_in_drake():
     parser = DrakeParser(dplant)
     add_packages(parser.package_map())
     parser.AddModels(path)
-    dplant.WeldFrames(dplant.world_frame(), dplant.GetFrameByName("panda_link0"))
+    dplant.WeldFrames(dplant.world_frame(), dplant.GetFrameByName(root))
     dplant.Finalize()
     plant = jb.MultibodyPlant(time_step=dt)
     jparser = jb.Parser(plant)
     add_packages(jparser.package_map())
     jparser.AddModels(path)
-    plant.WeldFrames(plant.world_frame(), plant.GetFrameByName("panda_link0"))
+    plant.WeldFrames(plant.world_frame(), plant.GetFrameByName(root))
     # Drake's plant has no SceneGraph, hence no contact: filter every pair here too (the
     # panda's 450-edge convex hulls would also cost the point-contact query far too much).
     links = jb.GeometrySet([plant.get_body(jb.BodyIndex(i)) for i in range(plant.num_bodies())])
     plant.ExcludeCollisionGeometriesWithCollisionFilterGroupPair(("all", links), ("all", links))
     plant.Finalize()
-    assert plant.num_constraints() == dplant.num_constraints() == 1
+    assert plant.num_constraints() == dplant.num_constraints() >= 1
+    nq, nv = plant.num_positions(), plant.num_velocities()
+    assert (nq, nv) == (dplant.num_positions(), dplant.num_velocities())
     rng = np.random.default_rng(0)
-    q0 = np.array([0.1, -0.4, 0.2, -1.8, 0.1, 1.5, 0.6, 0.02, 0.03])  # fingers off by 1 cm
-    v0 = rng.uniform(-0.3, 0.3, 9)
+    lo = np.maximum(np.asarray(plant.GetPositionLowerLimits()), -1.0)
+    hi = np.minimum(np.asarray(plant.GetPositionUpperLimits()), 1.0)
+    q0 = lo + (hi - lo) * rng.uniform(0.3, 0.7, nq)
+    for cid in plant.GetConstraintIds():  # the mimicking joint ~1 cm (or 0.05 rad) off
+        spec = plant.get_coupler_constraint_specs(cid)
+        j0, j1 = (plant.get_joint(jb.JointIndex(i)) for i in (spec.joint0_index,
+                                                               spec.joint1_index))
+        q0[j0.position_start()] = (spec.gear_ratio * q0[j1.position_start()] + spec.offset
+                                   + 0.2 * (hi - lo)[j0.position_start()])
+    v0 = rng.uniform(-0.3, 0.3, nv)
     sim = Simulator(dplant)
     ctx = sim.get_mutable_context()
     dplant.SetPositions(ctx, q0)
@@ -135,8 +158,48 @@ def test_panda_fingers_coupled_as_in_drake():
     vd = np.asarray(vd)
     c = plant.CreateDefaultContext().replace(q=jnp.asarray(q0), v=jnp.asarray(v0))
     r = jb.discrete_rollout(plant, c, num_steps=steps)
-    vj = np.asarray(r.states[1:, 9:])
+    vj = np.asarray(r.states[1:, nq:])
     assert np.all(np.asarray(r.converged) == 1.0)
     assert np.abs(vj - vd).max() < 1e-8 * np.abs(vd).max()
-    q = np.asarray(r.states[-1, :9])
-    assert abs(q[8] - q[7]) < 1e-3  # the fingers moved together (multiplier 1)
+
+
+MJCF_BODIES = """<mujoco model="m"><worldbody>
+  <body name="a" pos="0 0 1"><freejoint/><geom type="box" size="0.1 0.05 0.02" mass="1"/></body>
+  <body name="b" pos="0.3 0 1" euler="0 0 30"><freejoint/>
+    <geom type="sphere" size="0.05" mass="0.5"/></body>
+  <body name="c" pos="0 0.5 1"><freejoint/><geom type="sphere" size="0.05" mass="0.5"/></body>
+  <body name="d" pos="1 0 1"><freejoint/><geom type="sphere" size="0.05" mass="0.5"/></body>
+</worldbody><equality>
+  <weld body1="a" body2="b"/>
+  <connect body1="c" anchor="0 0 0.1"/>
+  <weld body1="d" relpose="0 0 -0.2 0 0 0 1"/>
+  <weld body1="c" body2="a" relpose="0 -0.5 0 1 0 0 0" active="false"/>
+  <connect site1="s1" site2="s2"/>
+</equality></mujoco>"""
+
+
+def test_mjcf_connect_and_weld_are_ball_and_weld_constraints():
+    """``<weld>`` without relpose holds body2 at its qpos0 pose relative to body1; with relpose
+    at that pose (here d's frame 0.2 m below the world origin's, turned by π about z, so d
+    starts 1.2 m away and is pulled there); ``<connect>`` holds body1's anchor on the point of
+    body2 (the world) it starts at."""
+    plant = jb.MultibodyPlant(time_step=1e-3)
+    with pytest.warns(jb.ParseWarning) as caught:
+        jb.Parser(plant).AddModelsFromString(MJCF_BODIES, "xml")
+    messages = " ".join(str(w.message) for w in caught)
+    assert "inactive <equality><weld>" in messages and "site-based" in messages
+    plant.Finalize()
+    assert (plant.num_weld_constraints(), plant.num_ball_constraints()) == (2, 1)
+    ctx = plant.CreateDefaultContext()
+    r = jb.discrete_rollout(plant, ctx, num_steps=300)
+    c = ctx.replace(q=r.final_state[:plant.num_positions()])
+    X = {n: plant.EvalBodyPoseInWorld(c, plant.GetBodyByName(n)) for n in "abcd"}
+    X0 = {n: plant.EvalBodyPoseInWorld(ctx, plant.GetBodyByName(n)) for n in "abcd"}
+    rel = np.asarray(X["a"].InvertAndCompose(X["b"]).GetAsMatrix4())
+    np.testing.assert_allclose(rel, np.asarray(X0["a"].InvertAndCompose(X0["b"]).GetAsMatrix4()),
+                               atol=1e-5)
+    assert float(X["a"].translation()[2]) < 0.6  # a and b fell together
+    np.testing.assert_allclose(X["c"].translation(), X0["c"].translation(), atol=1e-5)
+    X_Wd = np.asarray(X["d"].GetAsMatrix4())
+    np.testing.assert_allclose(X_Wd[:3, 3], [0.0, 0.0, 0.2], atol=1e-4)  # p_dW = (0, 0, −0.2)
+    np.testing.assert_allclose(X_Wd[:3, :3], np.diag([-1.0, -1.0, 1.0]), atol=1e-4)

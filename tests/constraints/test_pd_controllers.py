@@ -163,3 +163,32 @@ def test_bad_gains_and_desired_states_are_refused(still_arm):
         plant.CalcDiscreteStep(plant.CreateDefaultContext(), desired_state=np.zeros(2))
     with pytest.raises(RuntimeError, match="no controller"):
         a.get_controller_gains()
+
+
+def test_net_actuation_equals_drakes():
+    """`CalcNetActuation` of one step (the P-only shoulder saturates at 40 N·m, the stiff elbow
+    at 15) equals pydrake's sampled net actuation output after that step."""
+    pytest.importorskip("pydrake")
+    from pydrake.systems.analysis import Simulator
+
+    from tests.constraints.scenes import build, initial_state
+
+    def scene(plant, M):
+        return arm(plant, M, pushing=False)
+
+    dplant, diagram, init, inputs = build(scene, "drake", DT)
+    q0, v0 = initial_state(dplant, "drake", init)
+    sim = Simulator(diagram)
+    ctx = dplant.GetMyMutableContextFromRoot(sim.get_mutable_context())
+    dplant.SetPositions(ctx, q0)
+    dplant.SetVelocities(ctx, v0)
+    dplant.get_actuation_input_port().FixValue(ctx, inputs["u"])
+    dplant.get_desired_state_input_port(dplant.GetModelInstanceByName(
+        "DefaultModelInstance")).FixValue(ctx, inputs["xd"])
+    sim.AdvanceTo(DT)
+    u_drake = dplant.get_net_actuation_output_port().Eval(ctx)
+    plant, _, _, _ = build(scene, "jaxbody", DT)
+    c = plant.CreateDefaultContext().replace(q=jnp.asarray(q0), v=jnp.asarray(v0))
+    u = plant.CalcNetActuation(c, inputs["u"], inputs["xd"])
+    np.testing.assert_allclose(u, u_drake, rtol=1e-9, atol=1e-9)
+    assert abs(u_drake[1]) == pytest.approx(40.0) and abs(u_drake[2]) == pytest.approx(15.0)
