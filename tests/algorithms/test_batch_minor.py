@@ -1,5 +1,5 @@
 """The batch-minor forward-dynamics kernel that `jax.vmap` of the public API runs
-(`jaxbody/algorithms/batch_minor/`) against the per-sample reference, to 1e-12 (float64), on
+(`src/jaxbody/algorithms/batch_minor/`) against the per-sample reference, to 1e-12 (float64), on
 random trees of every joint kind, fixed and floating, under jit, vmap, nested vmap, vmap of
 grad and grad of vmap; batched and shared parameters; batches larger than a chunk."""
 

@@ -1,4 +1,4 @@
-"""The batch-minor RNEA derivatives (`jaxbody/algorithms/batch_minor/rnea_derivatives.py`) that
+"""The batch-minor RNEA derivatives (`src/jaxbody/algorithms/batch_minor/rnea_derivatives.py`) that
 `jax.vmap` of the (q, v) derivative rules runs, against the per-sample analytic reference
 (`algorithms/rnea_derivatives.py`, itself checked against autodiff and Pinocchio), to 1e-12 in
 float64: random trees of every joint kind, fixed and floating bodies, with and without gravity
