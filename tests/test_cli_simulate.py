@@ -12,7 +12,7 @@ import pytest
 
 import jaxbody as jb
 from jaxbody import cli
-from jaxbody.cli.models import GROUND_GAP, LIFT_CLEARANCE, _example_robot_data, load_model, lowest_point
+from jaxbody.cli.models import GROUND_GAP, LIFT_CLEARANCE, example_robot_data, load_model, lowest_point
 
 ENERGY_RTOL = 1e-3  # rk4 at dt = 0.01 s keeps the double pendulum's energy to this (relative)
 POSE_TOL = 1e-9  # m
@@ -284,7 +284,7 @@ def test_model_files_discrete_on_the_ground(kind, tmp_path, capsys):
 @pytest.mark.slow
 @pytest.mark.parametrize("relpath", ["solo_description/robots/solo12.urdf"])
 def test_example_robot_data_models(relpath, capsys):
-    erd = _example_robot_data()
+    erd = example_robot_data()
     if erd is None:
         pytest.skip("example-robot-data is not installed")
     out = _summary(capsys, ["simulate", os.path.join(erd, "robots", relpath), "--duration", "0.02"])

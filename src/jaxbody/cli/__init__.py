@@ -1,21 +1,22 @@
-"""The ``jaxbody`` command line.
+"""The jaxbody command line.
 
     jaxbody simulate [MODEL] [--duration 2] [--time-step 1e-3 | --time-step 0 --dt 1e-3]
-                     [--batch N] [--out traj.npz] [--html out.html]
+                     [--batch N] [--fixed-base] [--hold] [--out traj.npz] [--html out.html]
     jaxbody info [MODEL]
     jaxbody bench [--quick]
     jaxbody demo
 
-``simulate`` runs a URDF, SDFormat or MJCF file (dropped onto a ground half-space), or with no
-file a contact scene built in code, and prints steps/s, compile time, energy, contacts and SAP
-statistics. ``info`` lists a model's bodies, joints, dofs, actuators and kinematic tree.
-``bench`` runs the repository's benchmark suite and prints jaxbody's speedups. ``demo`` times
-forward kinematics and Jacobians of a 7-dof arm.
+simulate runs a URDF, SDFormat or MJCF file (dropped onto a ground plane), or with no file a
+contact scene built in code, and prints steps/s, build and compile time, energy, contacts and
+solver statistics. info lists a model's bodies, joints, dofs, actuators and kinematic tree.
+bench runs the repository's benchmark suite and prints jaxbody's speedups. demo times forward
+kinematics and Jacobians of a 7-dof arm. 'jaxbody COMMAND --help' describes each command's
+options.
 
-Compiled simulations are kept in a persistent cache (``$JAXBODY_CACHE_DIR``, default
-``~/.cache/jaxbody/jax``; set it empty, or pass ``--no-cache``, to turn it off), so that running
-the same model again skips most of the compile time. Errors print one line on stderr and exit
-with status 1 (2 for a bad option); ``--traceback`` shows the Python traceback instead.
+Compiled simulations are kept in a cache on disk ($JAXBODY_CACHE_DIR, default
+~/.cache/jaxbody/jax; set it empty, or pass --no-cache, to turn it off), so that running the
+same model again skips most of the compile time. Errors print one line and exit with status 1
+(2 for a bad option); --traceback shows the Python traceback instead.
 """
 
 from __future__ import annotations
@@ -44,6 +45,11 @@ class _Parser(argparse.ArgumentParser):
         raise _UsageError(f"{self.prog}: error: {message} (see '{self.prog} --help')")
 
 
+def _plain(text):
+    """Docstring markup (RST backticks) out of help text."""
+    return text.replace("``", "").replace("`", "")
+
+
 def _parser():
     doc = __doc__.split("\n\n")
     parser = _Parser(prog="jaxbody", description=doc[0] + "\n\n" + "\n\n".join(doc[2:]),
@@ -54,7 +60,7 @@ def _parser():
             ("simulate", simulate, "simulate a model file or the built-in contact scene"),
             ("info", info, "list a model's bodies, joints, dofs, actuators and tree"),
             ("bench", bench, "run the benchmark suite and print jaxbody's speedups")):
-        p = sub.add_parser(name, help=text, description=module.__doc__.split("\n\n")[0])
+        p = sub.add_parser(name, help=text, description=_plain(module.__doc__.split("\n\n")[0]))
         module.add_arguments(p)
     p = sub.add_parser("demo", help="forward kinematics and Jacobians of a 7-dof arm")
     p.add_argument("--batch", type=int, default=1024)
@@ -86,7 +92,10 @@ def main(argv=None) -> int:
     except _UsageError as e:
         print(e, file=sys.stderr)
         return 2
-    command = args.command or "demo"
+    if args.command is None:  # no command: say what there is
+        _parser().print_help()
+        return 0
+    command = args.command
     warnings = []
 
     def warn(message):

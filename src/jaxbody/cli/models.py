@@ -1,5 +1,8 @@
 """Model files for the command line: parse a URDF, SDFormat or MJCF file into a plant, resolve
-its ``package://`` URIs, add a ground, and start free-floating models above it.
+its ``package://`` URIs, add a ground, and start the model in a state worth watching: joint
+positions inside their limits, free-floating models resting on the ground (or, with
+``fixed_base``, the root welded to the world), and with ``hold`` a PD controller on every
+actuated joint holding that posture.
 
 Packages come from ``--package NAME=FOLDER``, the ``--package-path`` folders, the
 ``package.xml`` files above the model (as Drake's ``PackageMap::PopulateUpstreamToDrake``) and
@@ -18,7 +21,7 @@ import numpy as np
 import jaxbody as jb
 from jaxbody.cli.scenes import Model, add_ground
 
-LIFT_CLEARANCE = 0.05  # m: free-floating models start with their lowest geometry this high
+LIFT_CLEARANCE = 1e-3  # m: free-floating models start with their lowest geometry this high
 GROUND_GAP = 0.01  # m: a fixed-base model reaching below z = 0 gets its ground this far under it
 
 
@@ -42,9 +45,11 @@ def _add_upstream_packages(package_map, model_path):
         folder = parent
 
 
-def _example_robot_data():
+def example_robot_data():
     """The folder of the installed example-robot-data wheel's package (its URDFs name it
-    ``package://example-robot-data``, its package.xml another name), or None."""
+    ``package://example-robot-data``, its package.xml another name; the robots are in
+    ``robots/``), or None. From a shell:
+    ``python -c "from jaxbody.cli.models import example_robot_data as e; print(e())"``."""
     try:
         files = importlib.metadata.distribution("example-robot-data").files or ()
     except importlib.metadata.PackageNotFoundError:
@@ -71,12 +76,23 @@ def parse(plant, path, package_paths=(), packages=()) -> list:
             raise CliError(f"--package-path: not a folder: {folder}")
         pm.PopulateFromFolder(folder)
     _add_upstream_packages(pm, path)
-    erd = _example_robot_data()
+    erd = example_robot_data()
     if erd is not None and not pm.Contains("example-robot-data"):
         pm.Add("example-robot-data", erd)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", jb.ParseWarning)
-        parser.AddModels(path)
+        try:
+            parser.AddModels(path)
+        except jb.ParseError as e:
+            text = str(e)
+            if "refers to unknown package" in text:
+                text = text.split(" (add it with ")[0] + (
+                    ": pass --package NAME=FOLDER (the folder that holds the package) or "
+                    "--package-path FOLDER (searched for package.xml files); the robots of "
+                    "example-robot-data resolve once it is installed (pip install "
+                    "example-robot-data)")
+                raise CliError(text) from None
+            raise
     return [" ".join(str(w.message).split()) for w in caught if issubclass(w.category, jb.ParseWarning)]
 
 
@@ -127,19 +143,129 @@ def _lowest(plant, context, bodies):
     return z
 
 
+def _root_bodies(plant):
+    """The bodies no joint has as its child (before Finalize: the ones it would float)."""
+    children = {int(plant.get_joint(i).child_body().index()) for i in range(plant.num_joints())}
+    return [plant.get_body(i) for i in range(1, plant.num_bodies()) if i not in children]
+
+
+def _clamp_into_limits(plant, context):
+    """(context, joints moved): every position inside its joint's limits (Drake keeps a
+    default position of 0 even outside the limits; a simulation started there snaps)."""
+    q = np.asarray(context.q, float)
+    lo, hi = np.asarray(plant.GetPositionLowerLimits()), np.asarray(plant.GetPositionUpperLimits())
+    clamped = np.clip(q, lo, hi)
+    moved = []
+    for i in range(plant.num_joints()):
+        j = plant.get_joint(i)
+        span = slice(j.position_start(), j.position_start() + j.num_positions())
+        if np.any(clamped[span] != q[span]):
+            moved.append(j.name())
+    return (plant.SetPositions(context, clamped) if moved else context), moved
+
+
+POSTURE_FOR_HOLD = "standing"  # the SRDF group state --hold starts from when it is there
+
+
+def srdf_posture(model_path, srdf=None, name=None):
+    """(joint name -> positions, file name, ``name``) of the SRDF group state ``name`` (MoveIt's
+    ``<group_state><joint name value>``), read from ``srdf`` or else from the ``.srdf`` files
+    in ``../srdf/`` beside the model (as example-robot-data lays them out); None when ``name``
+    is None or (with no ``srdf`` given) nothing beside the model has it.
+
+    Raises:
+        CliError: ``srdf`` unreadable, or without the state ``name``.
+    """
+    import glob
+
+    from defusedxml import ElementTree
+
+    if name is None:
+        return None
+    files = [srdf] if srdf else sorted(glob.glob(os.path.join(
+        os.path.dirname(os.path.abspath(model_path)), os.pardir, "srdf", "*.srdf")))
+    for f in files:
+        try:
+            root = ElementTree.parse(f).getroot()
+        except (OSError, ElementTree.ParseError) as e:
+            if srdf:
+                raise CliError(f"--srdf: cannot read {f}: {e}") from None
+            continue
+        for state in root.iter("group_state"):
+            if state.get("name") == name:
+                values = {j.get("name"): np.array(j.get("value", "").split(), float)
+                          for j in state.iter("joint") if j.get("name")}
+                return values, os.path.basename(f), name
+    if srdf:
+        raise CliError(f"--posture: {srdf} has no group_state named '{name}'")
+    return None
+
+
+def _apply_posture(plant, context, posture):
+    """The context with the 1-dof joints named in ``posture`` set; (context, joints set)."""
+    q = np.asarray(context.q, float).copy()
+    done = []
+    for i in range(plant.num_joints()):
+        j = plant.get_joint(i)
+        value = posture.get(j.name())
+        if value is not None and j.num_positions() == 1 and value.size == 1:
+            q[j.position_start()] = value[0]
+            done.append(j.name())
+    return plant.SetPositions(context, q), done
+
+
+def hold_gains(plant):
+    """PD gains of ``--hold``: Kp = 20 N·m/rad per kg of the model (a 12 kg quadruped: 240),
+    Kd = Kp/20 s."""
+    mass = sum(float(plant.get_body(i).default_mass()) for i in range(1, plant.num_bodies()))
+    kp = 20.0 * max(mass, 0.1)
+    return jb.PdControllerGains(p=kp, d=kp / 20.0)
+
+
 def load_model(path, *, time_step=0.0, package_paths=(), packages=(), ground=False,
-               self_collision=False, on_warning=None) -> Model:
+               self_collision=False, on_warning=None, fixed_base=False, hold=False,
+               posture=None, srdf=None) -> Model:
     """A finalized plant of the models in ``path`` and its initial context.
 
     With ``ground``, a ground half-space is added (unless the file has one): at z = 0, or just
     under a fixed-base model that reaches below z = 0; free-floating models are lifted so that
     their lowest geometry is `LIFT_CLEARANCE` above it. Without ``self_collision`` the model's
-    geometries collide only with the world's (the ground), not with each other.
+    geometries collide only with the world's (the ground), not with each other. Joint
+    positions start inside their limits. ``fixed_base``: the root bodies are welded to the
+    world where the file puts them. ``hold``: every actuator gets `hold_gains` (the caller
+    passes the initial posture as the desired state). ``posture``: the SRDF group state to
+    start from (`srdf_posture`; with ``hold`` and no ``posture``, "standing" when the model's
+    SRDF has it). ``Model.notes`` says what was changed.
     """
+    if posture is None and hold:
+        found = srdf_posture(path, srdf, POSTURE_FOR_HOLD) if srdf is None else None
+    else:
+        found = srdf_posture(path, srdf, posture)
+        if posture is not None and found is None:
+            raise CliError(f"--posture: no SRDF beside {os.path.basename(path)} (in ../srdf/) "
+                           f"has a group_state named '{posture}'; pass --srdf FILE")
     plant = jb.MultibodyPlant(time_step)
     for w in parse(plant, path, package_paths, packages):
         if on_warning is not None:
             on_warning(w)
+    notes = []
+    if fixed_base:
+        roots = _root_bodies(plant)
+        if not roots:
+            raise CliError(f"--fixed-base: {os.path.basename(path)} has no free root body to "
+                           "weld (its root is already jointed to the world)")
+        for body in roots:
+            plant.WeldFrames(plant.world_frame(), body.body_frame())
+        notes.append(f"welded {', '.join(repr(b.name()) for b in roots)} to the world")
+    if hold:
+        if not plant.num_actuators():
+            raise CliError(f"--hold: {os.path.basename(path)} has no actuators to hold its "
+                           "posture with")
+        gains = hold_gains(plant)
+        for i in range(plant.num_actuators()):
+            plant.get_joint_actuator(jb.JointActuatorIndex(i)).set_controller_gains(gains)
+        notes.append(f"PD hold on {plant.num_actuators()} actuated joints (Kp {gains.p:.3g}, "
+                     f"Kd {gains.d:.3g})")
     name = os.path.basename(path)
     world = plant.world_body().index()
     moving = [g.geometry_id() for g in plant.GetGeometries(jb.Role.kProximity)
@@ -151,20 +277,25 @@ def load_model(path, *, time_step=0.0, package_paths=(), packages=(), ground=Fal
                      for g in plant.GetGeometries(jb.Role.kProximity))
     if not (ground and not has_ground):
         plant.Finalize()
-        return Model(plant, plant.CreateDefaultContext(), name)
+        context, notes = _start(plant, found, notes)
+        return Model(plant, context, name, notes=notes)
     # Where the ground goes depends on the finalized model: build it once to look.
     probe = jb.MultibodyPlant(0.0)
     parse(probe, path, package_paths, packages)
+    if fixed_base:
+        for body in _root_bodies(probe):
+            probe.WeldFrames(probe.world_frame(), body.body_frame())
     probe.Finalize()
     welded = {int(b.index()) for b in probe.GetBodiesWeldedTo(probe.world_body())}
     moving = set(range(1, probe.num_bodies())) - welded
     floating = sorted(int(i) for i in probe.GetFloatingBaseBodies())
     z_ground = 0.0
     if not floating:
-        z_ground = min(0.0, _lowest(probe, probe.CreateDefaultContext(), moving) - GROUND_GAP)
+        probe_ctx, _ = _start(probe, found, [])
+        z_ground = min(0.0, _lowest(probe, probe_ctx, moving) - GROUND_GAP)
     add_ground(plant, z_ground, visual=plant.num_visual_geometries() > 0)
     plant.Finalize()
-    context = plant.CreateDefaultContext()
+    context, notes = _start(plant, found, notes)
     roots = _trees(plant)
     free = {b for b, root in roots.items() if root in floating}
     lift = z_ground + LIFT_CLEARANCE - _lowest(plant, context, free) if floating else 0.0
@@ -174,4 +305,24 @@ def load_model(path, *, time_step=0.0, package_paths=(), packages=(), ground=Fal
             X = plant.GetFreeBodyPose(context, body)
             context = plant.SetFreeBodyPose(context, body, jb.RigidTransform(
                 X.rotation(), np.asarray(X.translation()) + [0.0, 0.0, lift]))
-    return Model(plant, context, name)
+    return Model(plant, context, name, notes=notes)
+
+
+def _start(plant, found, notes):
+    """The initial context: the SRDF posture ``found`` (or None), then every position inside
+    its limits; and the notes saying so."""
+    context = plant.CreateDefaultContext()
+    if found is not None:
+        context, done = _apply_posture(plant, context, found[0])
+        notes = notes + [f"started from the '{found[2]}' group state of {found[1]} "
+                         f"({len(done)} joints)"]
+    context, moved = _clamp_into_limits(plant, context)
+    return context, _moved_note(moved, notes)
+
+
+def _moved_note(moved, notes):
+    if moved:
+        shown = ", ".join(moved[:4]) + (f" and {len(moved) - 4} more" if len(moved) > 4 else "")
+        notes = notes + [f"{len(moved)} joint position{'s' if len(moved) > 1 else ''} moved "
+                         f"into {'their' if len(moved) > 1 else 'its'} limits ({shown})"]
+    return notes

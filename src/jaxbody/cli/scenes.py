@@ -28,6 +28,7 @@ class Model(NamedTuple):
     context: object
     name: str
     camera: tuple | None = None  # (position, target) in World (m) for --html; None: automatic
+    notes: list = []  # what loading changed, for the summary (joints clamped, base welded, ...)
 
 
 def add_ground(plant, z=0.0, visual=True):

@@ -36,7 +36,7 @@ import re
 
 import numpy as np
 
-from jaxbody.geometry import HalfSpace, Role
+from jaxbody.geometry import Box, HalfSpace, Role
 from jaxbody.math.so3 import quaternion_to_rotation
 from jaxbody.visualization import overlays as ov
 from jaxbody.visualization.html import static_html
@@ -62,6 +62,24 @@ def _pose(R, p) -> np.ndarray:
     X = np.eye(4)
     X[:3, :3], X[:3, 3] = R, p
     return X
+
+
+INERTIA_BOX_RGBA = (0.55, 0.6, 0.75, 0.6)
+MIN_BOX_SIDE = 1e-3  # m: a point mass or a rod still shows
+
+
+def inertia_box(mass, p_BCm, I_Cm_B):
+    """(X_BG (4, 4), (lx, ly, lz)): the uniform box with ``mass`` and central inertia
+    ``I_Cm_B`` (about the center of mass, in B), centered at ``p_BCm`` along the principal axes:
+    l_x² = 6 (I_y + I_z − I_x) / m and likewise for y and z."""
+    moments, axes = np.linalg.eigh(0.5 * (I_Cm_B + I_Cm_B.T))
+    if np.linalg.det(axes) < 0:
+        axes[:, 2] = -axes[:, 2]
+    total = moments.sum()
+    size = np.sqrt(np.maximum(6.0 * (total - 2.0 * moments) / mass, 0.0))
+    X = np.eye(4)
+    X[:3, :3], X[:3, 3] = axes, p_BCm
+    return X, np.maximum(size, MIN_BOX_SIDE)
 
 
 def _window_of(meshcat):
@@ -126,6 +144,40 @@ class MeshcatVisualizer:
             self._scene.set_transform(path, X_BG)
             if not isinstance(g.shape(), HalfSpace):
                 self._extent.append((b, X_BG[:3, 3], bounding_radius(g.shape())))
+        self._draw_inertia_boxes()
+
+    def _draw_inertia_boxes(self):
+        """Bodies with mass but no geometry of the drawn role are drawn as their
+        inertia-equivalent boxes (Drake's inertia visualizer: a uniform box with the body's mass
+        and central inertia, at its center of mass along its principal axes), with a warning."""
+        drawn = {int(g.body().index()) for g in self._plant.GetGeometries(self._role)}
+        boxes = []
+        for i in range(1, self._plant.num_bodies()):
+            body = self._plant.get_body(i)
+            if i in drawn:
+                continue
+            M = body.CalcSpatialInertiaInBodyFrame(self._context)
+            m = float(M.get_mass())
+            if not m > 0:
+                continue
+            X_BG, size = inertia_box(m, np.asarray(M.get_com(), float), np.asarray(
+                M.Shift(M.get_com()).CalcRotationalInertia().CopyToFullMatrix3(), float))
+            path = f"{self._body_paths[i]}/inertia_box"
+            self._scene.set_object(path, shape_object(Box(*size), INERTIA_BOX_RGBA))
+            self._scene.set_transform(path, X_BG)
+            self._extent.append((i, X_BG[:3, 3], 0.5 * float(np.linalg.norm(size))))
+            boxes.append(body.name())
+        if boxes:
+            import warnings
+
+            p = self._plant
+            role = ("" if not (p.num_visual_geometries() or p.num_collision_geometries()) else
+                    "visual " if self._role == Role.kIllustration else "collision ")
+            shown = ", ".join(f"'{n}'" for n in boxes[:5]) + (
+                f" and {len(boxes) - 5} more" if len(boxes) > 5 else "")
+            what = "body has" if len(boxes) == 1 else "bodies have"
+            warnings.warn(f"MeshcatVisualizer: {len(boxes)} {what} no {role}geometry to draw; "
+                          f"drawn as inertia-equivalent boxes: {shown}", stacklevel=3)
 
     def role(self) -> Role:
         """The role of the geometry drawn (visual, or collision as the fallback)."""
