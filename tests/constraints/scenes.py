@@ -96,8 +96,9 @@ def initial_state(plant, engine, init):
     return plant.GetPositions(ctx).copy(), plant.GetVelocities(ctx).copy()
 
 
-def drake_velocities(scene_fn, dt, steps):
-    """((steps, nv) Drake's v after each step, q0, v0)."""
+def drake_simulator(scene_fn, dt):
+    """(plant, simulator, plant context, q0, v0, inputs): Drake's scene at its initial state
+    with its inputs fixed (the actuation, and the desired state when the scene has one)."""
     from pydrake.systems.analysis import Simulator
 
     plant, diagram, init, inputs = build(scene_fn, "drake", dt)
@@ -113,6 +114,12 @@ def drake_velocities(scene_fn, dt, steps):
         plant.get_desired_state_input_port(plant.GetModelInstanceByName(
             "DefaultModelInstance")).FixValue(ctx, np.asarray(inputs["xd"], float))
     sim.Initialize()
+    return plant, sim, ctx, q0, v0, inputs
+
+
+def drake_velocities(scene_fn, dt, steps):
+    """((steps, nv) Drake's v after each step, q0, v0)."""
+    plant, sim, ctx, q0, v0, _ = drake_simulator(scene_fn, dt)
     out = []
     for k in range(steps):
         sim.AdvanceTo((k + 1) * dt)

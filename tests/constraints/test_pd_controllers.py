@@ -169,22 +169,12 @@ def test_net_actuation_equals_drakes():
     """`CalcNetActuation` of one step (the P-only shoulder saturates at 40 N·m, the stiff elbow
     at 15) equals pydrake's sampled net actuation output after that step."""
     pytest.importorskip("pydrake")
-    from pydrake.systems.analysis import Simulator
-
-    from tests.constraints.scenes import build, initial_state
+    from tests.constraints.scenes import build, drake_simulator
 
     def scene(plant, M):
         return arm(plant, M, pushing=False)
 
-    dplant, diagram, init, inputs = build(scene, "drake", DT)
-    q0, v0 = initial_state(dplant, "drake", init)
-    sim = Simulator(diagram)
-    ctx = dplant.GetMyMutableContextFromRoot(sim.get_mutable_context())
-    dplant.SetPositions(ctx, q0)
-    dplant.SetVelocities(ctx, v0)
-    dplant.get_actuation_input_port().FixValue(ctx, inputs["u"])
-    dplant.get_desired_state_input_port(dplant.GetModelInstanceByName(
-        "DefaultModelInstance")).FixValue(ctx, inputs["xd"])
+    dplant, sim, ctx, q0, v0, inputs = drake_simulator(scene, DT)
     sim.AdvanceTo(DT)
     u_drake = dplant.get_net_actuation_output_port().Eval(ctx)
     plant, _, _, _ = build(scene, "jaxbody", DT)

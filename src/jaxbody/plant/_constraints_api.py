@@ -246,35 +246,35 @@ class ConstraintsAPI:
         """Every constraint's `MultibodyConstraintId`, in the order they were added."""
         return [MultibodyConstraintId(i) for i in range(self.num_constraints())]
 
-    def get_coupler_constraint_specs(self, id=None):
-        """The `CouplerConstraintSpec` of ``id``, or all of them (a list) when None."""
-        specs = self._coupler_specs()
+    def _specs(self, kind, id):
+        """The spec of constraint ``id`` (which must be a ``kind`` constraint), or all the
+        ``kind`` specs (a list) when None; ball and weld specs with Q resolved after
+        Finalize."""
+        if kind in ("ball", "weld") and self.is_finalized():
+            specs = self._resolved_specs()[kind == "weld"]
+        else:
+            specs = getattr(self, f"_{kind}_specs")()
         if id is None:
             return list(specs)
-        return specs[self._constraint_slot(id, "get_coupler_constraint_specs", "coupler")[1]]
+        return specs[self._constraint_slot(id, f"get_{kind}_constraint_specs", kind)[1]]
+
+    def get_coupler_constraint_specs(self, id=None):
+        """The `CouplerConstraintSpec` of ``id``, or all of them (a list) when None."""
+        return self._specs("coupler", id)
 
     def get_ball_constraint_specs(self, id=None):
         """The `BallConstraintSpec` of ``id`` (``p_BQ`` resolved after Finalize), or all of
         them (a list) when None."""
-        specs = self._resolved_specs()[0] if self.is_finalized() else self._ball_specs()
-        if id is None:
-            return list(specs)
-        return specs[self._constraint_slot(id, "get_ball_constraint_specs", "ball")[1]]
+        return self._specs("ball", id)
 
     def get_distance_constraint_specs(self, id=None):
         """The `DistanceConstraintSpec` of ``id``, or all of them (a list) when None."""
-        specs = self._distance_specs()
-        if id is None:
-            return list(specs)
-        return specs[self._constraint_slot(id, "get_distance_constraint_specs", "distance")[1]]
+        return self._specs("distance", id)
 
     def get_weld_constraint_specs(self, id=None):
         """The `WeldConstraintSpec` of ``id`` (``X_BQ`` resolved after Finalize), or all of
         them (a list) when None."""
-        specs = self._resolved_specs()[1] if self.is_finalized() else self._weld_specs()
-        if id is None:
-            return list(specs)
-        return specs[self._constraint_slot(id, "get_weld_constraint_specs", "weld")[1]]
+        return self._specs("weld", id)
 
     def _constraint_slot(self, id, what, kind=None):
         """(kind, slot within the kind) of constraint ``id``; ``kind``: the kind it must be."""
