@@ -150,3 +150,37 @@ def test_a_model_without_geometry_is_drawn_as_inertia_boxes(tmp_path):
                              chromium.screenshot(_empty_page(tmp_path), size=SIZE,
                                                  virtual_time_ms=300))
     assert drawn.sum() > MIN_CHANGED
+
+
+def test_serve_keeps_a_live_viewer_until_ctrl_c():
+    """--serve prints the summary, then the live viewer's address, and serves until Ctrl-C,
+    which ends the command cleanly (status 0)."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    pytest.importorskip("meshcat")
+    proc = subprocess.Popen(
+        [sys.executable, "-u", "-m", "jaxbody.cli", "simulate", "--scene", "pendulum",
+         "--time-step", "0", "--dt", "0.01", "--duration", "0.05", "--integrator",
+         "explicit_euler", "--serve", "--no-cache"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    lines, deadline = [], time.time() + 240
+    try:
+        while time.time() < deadline:
+            line = proc.stdout.readline()
+            if not line:
+                break
+            lines.append(line)
+            if "the viewer is at http" in line:
+                break
+        assert any("the viewer is at http" in x for x in lines), "".join(lines)
+        assert any("simulated 0.05 s" in x for x in lines)
+        time.sleep(1.0)
+        assert proc.poll() is None  # still serving
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=60) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()

@@ -126,5 +126,6 @@ def main(argv=None) -> int:
     if len(warnings) > MAX_WARNINGS:
         print(f"jaxbody {command}: ({len(warnings) - MAX_WARNINGS} more parser warnings)",
               file=sys.stderr)
-    print("\n".join(lines))
+    if lines:
+        print("\n".join(lines))
     return 0

@@ -210,7 +210,7 @@ def run(args, warn=None) -> list:
     nq, nv = plant.num_positions(), plant.num_velocities()
     q, v = (jnp.asarray(a) for a in _initial_states(plant, context, B, args.perturb, args.seed))
     xd = jnp.asarray(_hold_target(model), dtype) if args.hold else None
-    record = bool(args.out or args.html)
+    record = bool(args.out or args.html or args.serve)
     slots = 0
     if discrete and plant.num_collision_geometries():  # the shape only: nothing is computed
         slots = jax.eval_shape(plant.CalcPointContacts, context).phi.shape[0]
@@ -280,6 +280,10 @@ def run(args, warn=None) -> list:
             if warn is not None:
                 warn(" ".join(str(w.message).split()))
         lines.append(f"  wrote {args.html}" + (" (env 0)" if B > 1 else ""))
+    if args.serve:  # the summary first: serving lasts until Ctrl-C
+        print("\n".join(lines), flush=True)
+        outputs.serve(model, x0, cat, N, step, discrete, B)
+        return []
     return lines
 
 

@@ -64,6 +64,9 @@ def add_arguments(p):
                         "of energy, contacts and solver iterations goes beside it (FILE.png)")
     p.add_argument("--html", metavar="FILE.html",
                    help="write a web page that plays the motion (needs jaxbody[viz])")
+    p.add_argument("--serve", action="store_true",
+                   help="after the run, play it in a live meshcat viewer (a local web page) "
+                        "and keep serving it until Ctrl-C (needs jaxbody[viz])")
     p.add_argument("--package-path", action="append", default=[], metavar="FOLDER",
                    help="a folder searched for package.xml files (repeatable)")
     p.add_argument("--package", action="append", default=[], metavar="NAME=FOLDER",
@@ -133,4 +136,6 @@ def validate(args):
             raise CliError(f"--html needs the viz extra (pip install 'jaxbody[viz]'): {e}") \
                 from None
         _needs("--html", ["meshcat"])
+    if args.serve:
+        _needs("--serve", ["meshcat"])
     return args

@@ -57,11 +57,8 @@ def write_plot(path, times, energy, cat, discrete, batched):
     return out
 
 
-def write_html(path, model, x0, cat, N, step, discrete, B):
-    """The animation (env 0 of a batch); returns the names of the bodies drawn as their
-    inertia boxes because they have no geometry to draw."""
-    from jaxbody.visualization import export_html
-
+def _animation(model, x0, cat, N, step, discrete, B):
+    """(X (N + 1, nq + nv) of env 0, times, contact keyword arguments) to draw."""
     X = np.concatenate([np.asarray(x0)[..., None, :], cat["states"]], -2)
     if B > 1:
         X = X[0]
@@ -72,6 +69,38 @@ def write_html(path, model, x0, cat, N, step, discrete, B):
         pad = {k: (cat[k][0] if B > 1 else cat[k]) for k in ("p", "f", "a")}
         pad = {k: np.concatenate([a, a[-1:]]) for k, a in pad.items()}
         contacts = dict(contact_points=pad["p"], contact_forces=pad["f"], contact_mask=pad["a"])
+    return X, times, contacts
+
+
+def serve(model, x0, cat, N, step, discrete, B, wait=None):
+    """Plays the run (env 0) in a live meshcat viewer and keeps serving it until Ctrl-C (or
+    until ``wait()`` returns, for tests). Prints the viewer's address."""
+    import sys
+    import time
+
+    from jaxbody.visualization import MeshcatVisualizer, StartMeshcat
+
+    X, times, contacts = _animation(model, x0, cat, N, step, discrete, B)
+    vis = StartMeshcat()
+    viz = MeshcatVisualizer(model.plant, vis, context=model.context)
+    if model.camera is not None:
+        viz.SetCameraPose(*model.camera)
+    viz.PublishTrajectory(X, times, **contacts)
+    print(f"jaxbody simulate: the viewer is at {vis.url()} (Ctrl-C stops it)", flush=True,
+          file=sys.stdout)
+    try:
+        while wait is None or not wait():
+            time.sleep(0.2)
+    except KeyboardInterrupt:
+        pass
+
+
+def write_html(path, model, x0, cat, N, step, discrete, B):
+    """The animation (env 0 of a batch); returns the names of the bodies drawn as their
+    inertia boxes because they have no geometry to draw."""
+    from jaxbody.visualization import export_html
+
+    X, times, contacts = _animation(model, x0, cat, N, step, discrete, B)
     try:
         export_html(model.plant, X, path, times=times, context=model.context,
                     title=f"jaxbody: {model.name.split(' ')[0]}", camera=model.camera, **contacts)
