@@ -49,6 +49,14 @@ def test_distance_parameters_in_the_context(tied):
     plant, ctx, dist, _ = tied
     p = plant.GetDistanceConstraintParams(ctx, dist)
     assert (float(p.distance()), float(p.stiffness()), float(p.damping())) == (0.3, 200.0, 2.0)
+    spec = plant.get_distance_constraint_specs(dist)
+    assert (spec.distance, spec.stiffness, spec.id) == (0.3, 200.0, dist)
+    assert plant.get_distance_constraint_specs() == [spec]
+    (weld_spec,) = plant.get_weld_constraint_specs()
+    np.testing.assert_allclose(weld_spec.X_BQ.translation(), [-0.1, 0.0, 0.0])
+    assert (plant.num_distance_constraints(), plant.num_weld_constraints()) == (1, 1)
+    with pytest.raises(ValueError, match="is a distance constraint, not a weld"):
+        plant.get_weld_constraint_specs(dist)
     stiff = plant.SetDistanceConstraintParams(ctx, dist, jb.DistanceConstraintParams(
         p.bodyA(), p.p_AP(), p.bodyB(), p.p_BQ(), 0.35, np.inf, 0.0))
     r = jb.discrete_rollout(plant, stiff, num_steps=300, save_trajectory=False)

@@ -129,6 +129,9 @@ def test_gradients_and_vmap_over_gains(still_arm):
     ctx = plant.SetPositions(plant.CreateDefaultContext(), np.array([0.1, 0.3, -0.5]))
     xd = jnp.asarray(np.concatenate([QD, np.zeros(3)]))
 
+    g = act.GetControllerGains(ctx)
+    assert (float(g.p), float(g.d)) == (500.0, 40.0) and act.get_controller_gains() == g
+
     def final_q(kp):
         c = act.SetControllerGains(ctx, jb.PdControllerGains(kp, 40.0))
         r = jb.discrete_rollout(plant, c, num_steps=30, desired_states=xd,
