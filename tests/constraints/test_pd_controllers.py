@@ -159,6 +159,9 @@ def test_bad_gains_and_desired_states_are_refused(still_arm):
             a.set_controller_gains(bad)
     with pytest.raises(ValueError, match="PdControllerGains"):
         a.set_controller_gains((1.0, 2.0))
+    with pytest.raises(ValueError, match="desired_state contains NaN"):
+        still_arm.CalcDiscreteStep(still_arm.CreateDefaultContext(),
+                                   desired_state=np.array([0.0, np.nan, 0, 0, 0, 0]))
     with pytest.raises(ValueError, match=r"desired_state.*shape \(6,\)"):
         still_arm.CalcDiscreteStep(still_arm.CreateDefaultContext(), desired_state=np.zeros(4))
     plant.Finalize()

@@ -109,6 +109,10 @@ class DiscreteAPI:
         elif desired_state is not None:
             xd = _check_shape("desired_state", desired_state, (2 * nu,)).astype(dtype)
             armed[:] = True
+        if not isinstance(xd, jax.core.Tracer) and not bool(jnp.all(jnp.isfinite(xd[
+                np.concatenate([pd, nu + pd])]))):  # Drake's check, where values are known
+            raise ValueError("CalcDiscreteStep: desired_state contains NaN or inf for a "
+                             "PD-controlled actuator")
         u_ff = jnp.zeros(pd.size, dtype) if u is None else u[pd]
         on = armed[pd]
         if u is not None and on.any():
