@@ -9,7 +9,9 @@ Public API: explicit re-exports only.
 from jaxbody.plant import (
     BodyFrame,
     BodyIndex,
+    ContactModel,
     Context,
+    DiscreteContactApproximation,
     DistanceConstraintParams,
     FixedOffsetFrame,
     Frame,
@@ -104,7 +106,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     "BallJoint", "BallRpyJoint", "BodyFrame", "BodyIndex", "Context", "CylindricalJoint",
-    "DistanceConstraintParams", "PdControllerGains",
+    "ContactModel", "DiscreteContactApproximation", "DistanceConstraintParams",
+    "PdControllerGains",
     "FixedOffsetFrame", "Frame", "FrameIndex", "JacobianWrtVariable", "Joint", "JointActuator",
     "JointActuatorIndex", "JointIndex",
     "MultibodyConstraintId", "ModelInstanceIndex", "MultibodyForces", "MultibodyPlant",

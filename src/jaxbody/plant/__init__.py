@@ -1,6 +1,7 @@
 """The MultibodyPlant builder, its elements, the Finalize compiler and the Context."""
 
 from jaxbody.plant._constraint_params_api import DistanceConstraintParams
+from jaxbody.plant._contact_model_api import ContactModel, DiscreteContactApproximation
 from jaxbody.plant._kinematics_api import JacobianWrtVariable
 from jaxbody.plant.actuator import JointActuator, PdControllerGains
 from jaxbody.plant.context import Context, Parameters
@@ -22,7 +23,8 @@ from jaxbody.plant.multibody_forces import MultibodyForces
 from jaxbody.plant.multibody_plant import MultibodyPlant
 
 __all__ = [
-    "BodyFrame", "BodyIndex", "Context", "DistanceConstraintParams", "FixedOffsetFrame",
+    "BodyFrame", "BodyIndex", "ContactModel", "Context", "DiscreteContactApproximation",
+    "DistanceConstraintParams", "FixedOffsetFrame",
     "Frame", "FrameIndex",
     "JacobianWrtVariable", "JointActuator", "JointActuatorIndex", "JointIndex",
     "MultibodyConstraintId", "PdControllerGains",

@@ -131,8 +131,12 @@ class ContactQueryAPI:
         self._collision_pairs = collision_candidates(
             body, len(self._bodies), self._joints, self._adjacent_bodies_collision_filters,
             excluded)
-        values, has_friction = geometry_contact_parameters(
-            geoms, default_hunt_crossley_dissipation(self._gravity))
+        if self.is_discrete():
+            values, has_friction = geometry_contact_parameters(
+                geoms, default_hunt_crossley_dissipation(self._gravity))
+        else:  # Drake's penalty-method defaults from the penetration allowance
+            k, d, _ = self._penalty_parameters()
+            values, has_friction = geometry_contact_parameters(geoms, d, k)
         self._default_contact_parameters = values
         self._has_friction = has_friction
 

@@ -306,7 +306,8 @@ class DynamicsAPI:
     def _batch_minor_eligible(self, applied_spatial_force):
         """Whether ABA's inputs need no kinematics outside the kernel."""
         return (not self._elements() and not applied_spatial_force
-                and self._gravity_disabled_bodies().size == 0)
+                and self._gravity_disabled_bodies().size == 0
+                and not self._has_continuous_contact())
 
     def _batch_minor_forward_dynamics(self, context, actuation, applied_forces,
                                       applied_generalized_force):

@@ -198,6 +198,9 @@ class ForcesAPI:
             F = jnp.zeros((len(self._bodies), 6), context.v.dtype) if F is None else F
             F = spatial_forces_to_body_forces(self, dk.pk.R_WB[self._topology.body_node], F,
                                               applied_spatial_force, context.v.dtype)
+        F_contact = self._continuous_contact_forces(context, dk)  # continuous plants only
+        if F_contact is not None:
+            F = F_contact if F is None else F + F_contact
         if for_aba and self._gravity_disabled_bodies().size:
             F = jnp.zeros((len(self._bodies), 6), context.v.dtype) if F is None else F
             F = self._disabled_gravity_cancel(

@@ -27,6 +27,7 @@ from jaxbody.joints import Joint, QuaternionFloatingJoint, WeldJoint
 from jaxbody.math.inertia import point_mass_unit_inertia
 from jaxbody.plant._constraint_params_api import ConstraintParamsAPI
 from jaxbody.plant._constraints_api import ConstraintsAPI
+from jaxbody.plant._contact_model_api import ContactModelAPI
 from jaxbody.plant._contact_query_api import ContactQueryAPI
 from jaxbody.plant._discrete_api import DiscreteAPI
 from jaxbody.plant._dynamics_api import DynamicsAPI
@@ -56,9 +57,9 @@ from jaxbody.plant.topology import compile_topology
 TRIANGLE_INEQUALITY_TOLERANCE = 1e-10
 
 
-class MultibodyPlant(ConstraintsAPI, ConstraintParamsAPI, ContactQueryAPI, LookupAPI, NamesAPI,
-                     StateAPI, KinematicsAPI, MassPropertiesAPI, DynamicsAPI, ForcesAPI,
-                     GeometryAPI, DiscreteAPI):
+class MultibodyPlant(ConstraintsAPI, ConstraintParamsAPI, ContactModelAPI, ContactQueryAPI,
+                     LookupAPI, NamesAPI, StateAPI, KinematicsAPI, MassPropertiesAPI, DynamicsAPI,
+                     ForcesAPI, GeometryAPI, DiscreteAPI):
     """A multibody model: the builder before ``Finalize()``, a pure-function engine after.
 
     Args:

@@ -75,12 +75,14 @@ def _value(geom, name, default, allow_inf=False):
     return x
 
 
-def geometry_contact_parameters(geometries, default_dissipation):
+def geometry_contact_parameters(geometries, default_dissipation,
+                                default_stiffness=DEFAULT_POINT_CONTACT_STIFFNESS):
     """Per-geometry property arrays and which geometries have a friction property.
 
     Args:
         geometries: the collision `RegisteredGeometry` records, in collision order.
         default_dissipation: the Hunt-Crossley default (s/m).
+        default_stiffness: the point stiffness of geometries without one (N/m).
 
     Returns:
         ``(values, has_friction)``: a dict of (G,) float arrays keyed by `PARAMETER_NAMES`,
@@ -89,8 +91,7 @@ def geometry_contact_parameters(geometries, default_dissipation):
     values = {name: np.zeros(len(geometries)) for name in PARAMETER_NAMES}
     has_friction = np.zeros(len(geometries), bool)
     for i, g in enumerate(geometries):
-        values[STIFFNESS][i] = _value(g, POINT_STIFFNESS, DEFAULT_POINT_CONTACT_STIFFNESS,
-                                      allow_inf=True)
+        values[STIFFNESS][i] = _value(g, POINT_STIFFNESS, default_stiffness, allow_inf=True)
         values[TAU][i] = _value(g, RELAXATION_TIME, DEFAULT_RELAXATION_TIME)
         values[DISSIPATION][i] = _value(g, HUNT_CROSSLEY_DISSIPATION, default_dissipation)
         mu = g.properties().GetPropertyOrDefault(MATERIAL_GROUP, FRICTION, None)
