@@ -9,14 +9,13 @@ import pytest
 
 import jaxbody as jb
 from jaxbody.contact.compliant_point_contact import stribeck_friction
-from tests.constraints.scenes import add_geometry, box_body, namespace, sphere_body
+from tests.constraints.scenes import box_body, namespace, sphere_body
 
 K, D, MU = 2e4, 0.7, (0.8, 0.5)
 
 
 def scene(plant, M):
     """A ground; a 0.1 m sphere; a box on four corner spheres; two spheres, one on the other."""
-    kw = dict(k=K, tau=0.0, mu=MU[0])
     ground = plant.world_body()
     for name, r, m in (("ball", 0.1, 1.0), ("s1", 0.05, 0.5), ("s2", 0.05, 0.3)):
         _geom(plant, M, sphere_body(plant, M, name, m, r), M.Sphere(r), name)
@@ -24,7 +23,6 @@ def scene(plant, M):
     for i, (x, y) in enumerate([(x, y) for x in (-0.15, 0.15) for y in (-0.1, 0.1)]):
         _geom(plant, M, box, M.Sphere(0.01), f"c{i}", M.RigidTransform([x, y, -0.05]))
     _geom(plant, M, ground, M.HalfSpace(), "ground")
-    del kw
 
 
 def _geom(plant, M, body, shape, name, X=None):
