@@ -36,6 +36,7 @@ class Geom:
     k: float = 1e5
     tau: float = 0.01
     mu: float = 0.5
+    d: float = 0.0  # Hunt-Crossley dissipation (s/m): continuous plants only (SAP uses tau)
 
 
 @dataclasses.dataclass
@@ -53,6 +54,7 @@ class Scene:
     kd: float = 3.0
     max_pairs_per_group: int | None = None  # jaxbody's query cap (None: every pair, as Drake)
     dt: float = DT
+    stiction_tolerance: float | None = None  # continuous plants' Stribeck v_s (None: 1 mm/s)
 
 
 def _mods(engine):
@@ -137,7 +139,8 @@ def pd_controller(scene: Scene, plant):
 
 
 def build(scene: Scene, engine: str):
-    """(plant, root object): the finalized discrete plant (jaxbody) or (plant, diagram) (Drake)."""
+    """(plant, root object): the finalized plant (jaxbody) or (plant, diagram) (Drake); discrete
+    (SAP) for ``scene.dt > 0``, continuous (penalty point contact) for ``scene.dt == 0``."""
     tree, math, plant_mod, g = _mods(engine)
     if engine == "jaxbody":
         plant = plant_mod.MultibodyPlant(scene.dt)
@@ -147,7 +150,9 @@ def build(scene: Scene, engine: str):
 
         diagram_builder = DiagramBuilder()
         plant, _ = plant_mod.AddMultibodyPlantSceneGraph(diagram_builder, scene.dt)
-        plant.set_discrete_contact_approximation(plant_mod.DiscreteContactApproximation.kSap)
+        if scene.dt > 0:
+            plant.set_discrete_contact_approximation(
+                plant_mod.DiscreteContactApproximation.kSap)
     named = {"world": plant.world_body()}
     if scene.arm:
         for body in _add_arm(plant, tree, math):
@@ -161,7 +166,7 @@ def build(scene: Scene, engine: str):
         named[b.name] = plant.AddRigidBody(b.name, M)
     for i, geo in enumerate(scene.geoms):
         props = g.ProximityProperties()
-        g.AddContactMaterial(dissipation=0.0, point_stiffness=geo.k,
+        g.AddContactMaterial(dissipation=geo.d, point_stiffness=geo.k,
                              friction=plant_mod.CoulombFriction(geo.mu, geo.mu), properties=props)
         props.AddProperty("material", "relaxation_time", geo.tau)
         X = math.RigidTransform(math.RollPitchYaw(list(geo.rpy)), list(geo.p_BG))
@@ -171,6 +176,8 @@ def build(scene: Scene, engine: str):
 
         plant.set_contact_query_options(ContactQueryOptions(
             max_pairs_per_group=scene.max_pairs_per_group))
+    if scene.stiction_tolerance is not None:
+        plant.set_stiction_tolerance(scene.stiction_tolerance)
     plant.Finalize()
     if engine == "jaxbody":
         return plant, None

@@ -109,6 +109,7 @@ def build(name, fixed=()):
 
     text, weld = urdf_text(name, fixed), ROBOTS[name][1]
     jplant = jb.MultibodyPlant(0.0)
+    jplant.set_contact_enabled(False)  # pure dynamics: Drake's plant has no SceneGraph
     parser = jb.Parser(jplant)
     robot_files.add_packages(parser.package_map())
     with warnings.catch_warnings(record=True) as caught:

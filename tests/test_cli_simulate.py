@@ -107,7 +107,7 @@ def test_pendulum_scene_continuous_summary(capsys):
     out = _summary(capsys, ["simulate", "--scene", "pendulum", "--time-step", "0", "--dt", "0.01",
                             "--duration", "0.05"])
     assert out.startswith("pendulum (built-in double pendulum): 2 bodies, nq=2, nv=2")
-    assert "simulated 0.05 s: 5 steps, continuous (rk4, dt 0.01 s; no contact)" in out
+    assert "simulated 0.05 s: 5 steps, continuous (rk4, dt 0.01 s; compliant point contact)" in out
     assert re.search(r"compile +[\d.]+ s", out) and re.search(r"run .* [\d,]+ steps/s", out)
     m = re.search(r"energy +(\S+) J -> (\S+) J", out)
     assert abs(float(m.group(2)) - float(m.group(1))) < ENERGY_RTOL * abs(float(m.group(1)))
@@ -140,7 +140,7 @@ def test_model_file_with_package_meshes_writes_npz_and_html(tmp_path, capsys):
     assert f"wrote {npz}" in out and f"wrote {html}" in out
     data = np.load(npz)
     assert data["times"].shape == (11,) and data["q"].shape == (11, 1) and data["v"].shape == (11, 1)
-    assert "contact_forces" not in data  # continuous time: no contact
+    assert "contact_forces" not in data  # continuous runs record no contact forces
     text = html.read_text(encoding="utf-8")
     assert "<title>jaxbody: arm.urdf</title>" in text and "jaxbody-scene" in text
 

@@ -70,10 +70,12 @@ from jaxbody.forces import (
     UniformGravityFieldElement,
 )
 from jaxbody.simulation import (
+    AdaptiveResult,
     DiscreteRolloutResult,
     RolloutResult,
     discrete_rollout,
     explicit_euler_step,
+    rk2_step,
     rk4_step,
     rollout,
     semi_implicit_euler_step,
@@ -120,8 +122,8 @@ __all__ = [
     "DoorHinge", "DoorHingeConfig", "ExternallyAppliedSpatialForce", "ForceElement",
     "ForceElementIndex", "LinearBushingRollPitchYaw", "LinearSpringDamper", "PrismaticSpring",
     "RevoluteSpring", "UniformGravityFieldElement",
-    "DiscreteRolloutResult", "RolloutResult", "discrete_rollout", "explicit_euler_step",
-    "rk4_step", "rollout", "semi_implicit_euler_step",
+    "AdaptiveResult", "DiscreteRolloutResult", "RolloutResult", "discrete_rollout",
+    "explicit_euler_step", "rk2_step", "rk4_step", "rollout", "semi_implicit_euler_step",
     "simulate_adaptive", "SapSolverParameters", "SapStatistics",
     "AddContactMaterial", "Box", "CalcContactFrictionFromSurfaceProperties", "Capsule", "Convex",
     "CoulombFriction", "Cylinder", "Ellipsoid", "GeometryId", "GeometrySet", "HalfSpace",

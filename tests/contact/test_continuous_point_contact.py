@@ -85,7 +85,7 @@ def test_time_derivatives_equal_drakes():
     plant, _ = _build("jaxbody")
     dplant, diagram = _build("drake")
     rng = np.random.default_rng(0)
-    M_j, M_d = namespace("jaxbody"), namespace("drake")
+    M_d = namespace("drake")
     for _ in range(8):
         seed = rng.integers(1 << 30)
         dctx = diagram.CreateDefaultContext()
@@ -99,6 +99,65 @@ def test_time_derivatives_equal_drakes():
         assert np.abs(xj - xd).max() < 1e-10 * scale, (np.abs(xj - xd).max(), scale)
         results = dplant.get_contact_results_output_port().Eval(pctx[0])
         assert results.num_point_pair_contacts() >= 6  # every body touches
+
+
+def _infos(results):
+    """{(body, body) sorted: (force on the larger-index body, point, approach speed, slip)}"""
+    out = {}
+    for i in range(results.num_point_pair_contacts()):
+        c = results.point_pair_contact_info(i)
+        a, b = int(c.bodyA_index()), int(c.bodyB_index())
+        f = np.asarray(c.contact_force()) * (1.0 if b > a else -1.0)
+        key = (min(a, b), max(a, b), round(float(np.asarray(c.contact_point())[0]), 2),
+               round(float(np.asarray(c.contact_point())[1]), 2))
+        out[key] = (f, np.asarray(c.contact_point()), c.separation_speed(), c.slip_speed())
+    return out
+
+
+def test_contact_results_equal_drakes():
+    """Drake's continuous ``ContactResults`` (force on B at the midpoint, approach speed as
+    'separation speed', slip) and generalized contact forces, point by point, to 1e-10."""
+    pytest.importorskip("pydrake")
+    plant, _ = _build("jaxbody")
+    dplant, diagram = _build("drake")
+    M_d = namespace("drake")
+    for seed in (1, 2, 3):
+        dctx = diagram.CreateDefaultContext()
+        pctx = [dplant.GetMyMutableContextFromRoot(dctx)]
+        _random_state(np.random.default_rng(seed), dplant, M_d, pctx, "drake")
+        q, v = dplant.GetPositions(pctx[0]), dplant.GetVelocities(pctx[0])
+        ctx = plant.CreateDefaultContext().replace(q=np.asarray(q), v=np.asarray(v))
+        want = _infos(dplant.get_contact_results_output_port().Eval(pctx[0]))
+        got = _infos(plant.CalcContactResults(ctx))
+        assert sorted(got) == sorted(want)
+        for key, (f, p, vn, slip) in want.items():
+            g = got[key]
+            np.testing.assert_allclose(g[0], f, atol=1e-10 * max(1.0, np.abs(f).max()))
+            np.testing.assert_allclose(g[1], p, atol=1e-12)
+            assert abs(g[2] - vn) < 1e-12 and abs(g[3] - slip) < 1e-12
+        tau_d = dplant.get_generalized_contact_forces_output_port(
+            dplant.GetModelInstanceByName("DefaultModelInstance")).Eval(pctx[0])
+        tau_j = np.asarray(plant.CalcGeneralizedContactForces(ctx))
+        np.testing.assert_allclose(tau_j, tau_d, atol=1e-10 * max(1.0, np.abs(tau_d).max()))
+
+
+def test_contact_disabled_is_pure_dynamics():
+    """``set_contact_enabled(False)``: the geometry stays, no contact acts (a Drake plant
+    without SceneGraph): a sphere sunk into the ground falls freely."""
+    plant = jb.MultibodyPlant(0.0)
+    M = namespace("jaxbody")
+    scene(plant, M)
+    plant.set_contact_enabled(False)
+    plant.Finalize()
+    assert not plant.get_contact_enabled() and not plant.GetCollisionCandidates()
+    assert len(plant.GetCollisionGeometriesForBody(plant.GetBodyByName("ball"))) == 1
+    ctx = plant.SetFreeBodyPose(plant.CreateDefaultContext(), plant.GetBodyByName("ball"),
+                                jb.RigidTransform([0.0, 0.0, 0.05]))
+    vdot = np.asarray(plant.CalcGeneralizedAccelerations(ctx))
+    np.testing.assert_allclose(vdot.reshape(-1, 6)[:, 3:], [[0, 0, -9.81]] * 4, atol=1e-12)
+    assert plant.CalcContactResults(ctx).num_point_pair_contacts() == 0
+    with pytest.raises(RuntimeError):
+        plant.set_contact_enabled(True)
 
 
 def test_resting_sphere_carries_its_weight():
@@ -127,10 +186,10 @@ def test_stribeck_curve_knots():
 
 def test_contact_model_switches():
     plant = jb.MultibodyPlant(1e-3)
-    assert plant.get_contact_model() is jb.ContactModel.kPoint
+    assert plant.get_contact_model() is jb.ContactModel.kHydroelasticWithFallback  # Drake's
     assert plant.get_discrete_contact_approximation() is jb.DiscreteContactApproximation.kSap
-    with pytest.raises(ValueError, match="kHydroelasticWithFallback is not supported yet"):
-        plant.set_contact_model(jb.ContactModel.kHydroelasticWithFallback)
+    with pytest.raises(ValueError, match="kHydroelastic is not supported yet"):
+        plant.set_contact_model(jb.ContactModel.kHydroelastic)
     with pytest.raises(ValueError, match="kLagged is not supported yet"):
         plant.set_discrete_contact_approximation(jb.DiscreteContactApproximation.kLagged)
     with pytest.raises(ValueError, match="strictly positive"):

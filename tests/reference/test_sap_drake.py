@@ -265,7 +265,7 @@ def test_contact_results_equal_drakes(which):
                                atol=1e-10 * max(1.0, np.abs(tau_want).max()))
     for k in range(got.num_point_pair_contacts()):
         info = got.point_pair_contact_info(k)
-        a, b = plant.get_body(info.bodyA()).name(), plant.get_body(info.bodyB()).name()
+        a, b = plant.get_body(info.bodyA_index()).name(), plant.get_body(info.bodyB_index()).name()
         p = np.asarray(info.contact_point())
         # the same pair, possibly with A and B the other way round (forces and normals flip)
         match = [w for w in want if {w["a"], w["b"]} == {a, b}

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from jaxbody.cli.models import CliError
 
-SUITE = ("forward_kinematics", "dynamics", "rollout", "contact")
+SUITE = ("forward_kinematics", "dynamics", "rollout", "contact", "continuous_contact")
 QUICK = {
     "forward_kinematics": ["--models", "arm7", "--batches", "1", "64", "--dtypes", "float64",
                            "--repeats", "3", "--min-time", "0.01"],
@@ -29,6 +29,7 @@ QUICK = {
     "rollout": ["--models", "arm7", "--batches", "16", "--steps", "100", "--questions", "rollout",
                 "--repeats", "2", "--drake-max", "2"],  # gradients compile for minutes: not quick
     "contact": ["--quick"],
+    "continuous_contact": ["--quick"],
 }
 
 

@@ -1,9 +1,10 @@
 """jaxbody simulate [MODEL]: runs a model file, or a scene built in code, and summarizes.
 
 With --time-step > 0 the plant is discrete and steps with SAP contact (discrete_rollout);
-with --time-step 0 it is continuous and integrates with --integrator at --dt (rollout, no
-contact). The steps run as pieces of one compiled loop each (--chunk steps, fewer for big
-batches), so a progress bar can follow; the piece is compiled once, ahead of time, and its
+with --time-step 0 it is continuous and integrates with --integrator at --dt (rollout, with
+Drake's compliant point contact: penalty forces and Stribeck friction). The steps run as
+pieces of one compiled loop each (--chunk steps, fewer for big batches), so a progress bar can
+follow; the piece is compiled once, ahead of time, and its
 compile time reported apart. --batch N runs N copies from randomly perturbed initial states
 (env 0 unperturbed) at once.
 """
@@ -238,7 +239,7 @@ def run(args, warn=None) -> list:
              + (f", {_plural(slots, 'contact slot')}" if discrete else "")]
     lines += [f"  note      {n}" for n in model.notes]
     how = (f"discrete (SAP contact), time step {step:g} s" if discrete
-           else f"continuous ({args.integrator}, dt {step:g} s; no contact)")
+           else f"continuous ({args.integrator}, dt {step:g} s; compliant point contact)")
     asked = max(1, round(args.duration / step))
     extra = f" ({asked} asked, run in whole pieces of {chunk})" if N != asked else ""
     lines.append(f"  simulated {N * step:g} s: {N} steps{extra}, {how}"

@@ -24,9 +24,9 @@ def add_arguments(p):
                    help="simulated time in seconds (default 2)")
     p.add_argument("--time-step", type=float, metavar="S", default=1e-3,
                    help="step of the discrete plant in seconds, with SAP contact (default 1e-3); "
-                        "0 makes the plant continuous (no contact)")
+                        "0 makes the plant continuous (compliant point contact, integrated)")
     p.add_argument("--integrator", default=None,
-                   choices=["rk4", "semi_implicit_euler", "explicit_euler"],
+                   choices=["rk4", "rk2", "semi_implicit_euler", "explicit_euler"],
                    help="integrator of a continuous plant (--time-step 0 only; default rk4)")
     p.add_argument("--dt", type=float, metavar="S", default=None,
                    help="integrator step in seconds (--time-step 0 only; default 1e-3)")

@@ -15,6 +15,9 @@ switches (contact onset, s = 0, the Stribeck knots).
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
+import jax
 import jax.numpy as jnp
 
 MIN_SLIP = 1e-14  # m/s: Drake's "indistinguishable from zero" tangential speed
@@ -34,8 +37,20 @@ def stribeck_friction(slip, mu_s, mu_d, v_stiction):
     return jnp.where(v >= 3.0, mu_d, jnp.where(v >= 1.0, fall, rise))
 
 
-def penalty_forces(pc, V_WA, V_WB, p_WAo, p_WBo, v_stiction):
-    """(f_A (P, 3) force on A at C in World, p_WC (P, 3), active (P,), fₙ (P,), slip (P,)).
+class PenaltyForces(NamedTuple):
+    """Per point slot (P,): the force f_A (P, 3) on A at C in World, the point p_WC (P, 3),
+    whether the pair acts (fₙ > 0), fₙ, the approach speed vₙ and the slip speed ‖vₜ‖."""
+
+    f_A: jax.Array
+    p_WC: jax.Array
+    active: jax.Array
+    fn: jax.Array
+    vn: jax.Array
+    slip: jax.Array
+
+
+def penalty_forces(pc, V_WA, V_WB, p_WAo, p_WBo, v_stiction) -> PenaltyForces:
+    """The penalty forces of each point slot (`PenaltyForces`).
 
     Args:
         pc: `PointContacts` of the configuration (``k``, ``d``, ``mu_static``, ``mu`` per slot).
@@ -61,7 +76,7 @@ def penalty_forces(pc, V_WA, V_WB, p_WAo, p_WBo, v_stiction):
     t_hat = vt / slip[:, None]
     ft = jnp.where(sliding, mu * fn, 0.0)
     f_A = fn[:, None] * n + ft[:, None] * t_hat
-    return f_A, p_WC, active, fn, jnp.where(sliding, slip, 0.0)
+    return PenaltyForces(f_A, p_WC, active, fn, vn, jnp.where(sliding, slip, 0.0))
 
 
 def body_wrenches(num_bodies, pc, f_A, p_WC, p_WAo, p_WBo):

@@ -9,21 +9,31 @@
   ``simulate_adaptive``). Geometries without ``point_contact_stiffness`` get Drake's heuristic
   default for it, 2·m_max·g/δ, from the penetration allowance δ (1 mm unless set) and the
   heaviest body's mass; without ``hunt_crossley_dissipation``, 1/√(g δ).
-- Only point contact exists so far: ``ContactModel.kPoint``. Drake's default,
-  ``kHydroelasticWithFallback``, and ``kHydroelastic`` are refused with an error until
-  hydroelastic contact lands; ``get_contact_model()`` says ``kPoint``.
+- ``ContactModel``: Drake's default, ``kHydroelasticWithFallback``, is the default here too; until
+  hydroelastic contact lands it falls back to point contact for every pair (what Drake does for
+  pairs whose geometries lack hydroelastic properties), and Finalize warns when a collision
+  geometry has hydroelastic properties (they are not used yet). ``kPoint`` is point contact;
+  ``kHydroelastic`` (no fallback) is refused with an error.
 - ``DiscreteContactApproximation.kSap`` is the discrete step; kTamsi, kSimilar and kLagged are
   refused with an error.
+- ``set_contact_enabled(False)`` gives a plant without contact (no collision candidates) while
+  keeping its geometry for drawing: the counterpart of a Drake plant that is not connected to a
+  SceneGraph (Drake's parser then registers no geometry), and of MuJoCo's contact disable flag.
+  Pure multibody dynamics, e.g. to compare with Pinocchio, and the batch-minor fast path.
 """
 
 from __future__ import annotations
 
 import enum
 import math
+import warnings
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxbody.algorithms import rnea
+from jaxbody.algorithms.spatial import wrench_about_origin
 from jaxbody.contact import compliant_point_contact as cpc
 
 DEFAULT_STICTION_TOLERANCE = 1e-3  # m/s, Drake's set_stiction_tolerance default
@@ -49,21 +59,48 @@ class DiscreteContactApproximation(enum.Enum):
 class ContactModelAPI:
     """Mixin of `MultibodyPlant`: contact-model settings and continuous point contact."""
 
-    def set_contact_model(self, model):
-        """Selects the contact model. Only ``ContactModel.kPoint`` is available: hydroelastic
-        contact is not implemented yet, so kHydroelastic and kHydroelasticWithFallback raise.
+    def set_contact_enabled(self, enabled: bool = True):
+        """Whether Finalize makes collision candidates: with False the plant has no contact in
+        any computation (continuous or discrete), as a Drake plant without a SceneGraph; its
+        geometries stay registered (viewer, ``GetCollisionGeometriesForBody``). Default True.
         Before Finalize()."""
+        self._require_not_finalized("set_contact_enabled")
+        if not isinstance(enabled, (bool, np.bool_)):
+            raise TypeError(f"set_contact_enabled: expected a bool, got {enabled!r}")
+        self._contact_enabled = bool(enabled)
+
+    def get_contact_enabled(self) -> bool:
+        return getattr(self, "_contact_enabled", True)
+
+    def set_contact_model(self, model):
+        """Selects the contact model: ``kPoint``, or ``kHydroelasticWithFallback`` (Drake's
+        default), which is point contact for every pair until hydroelastic contact lands;
+        ``kHydroelastic`` raises. Before Finalize()."""
         self._require_not_finalized("set_contact_model")
         if not isinstance(model, ContactModel):
             raise ValueError(f"set_contact_model: expected a ContactModel, got {model!r}")
-        if model is not ContactModel.kPoint:
-            raise ValueError(f"set_contact_model: {model.name} is not supported yet: jaxbody "
-                             "has point contact only (ContactModel.kPoint)")
+        if model is ContactModel.kHydroelastic:
+            raise ValueError("set_contact_model: kHydroelastic is not supported yet: jaxbody "
+                             "has point contact only (kPoint, or kHydroelasticWithFallback, "
+                             "which falls back to point contact for every pair)")
         self._contact_model = model
 
     def get_contact_model(self):
-        """The contact model in use: ``ContactModel.kPoint``."""
-        return getattr(self, "_contact_model", ContactModel.kPoint)
+        """The contact model: Drake's default ``kHydroelasticWithFallback`` unless set."""
+        return getattr(self, "_contact_model", ContactModel.kHydroelasticWithFallback)
+
+    def _warn_unused_hydroelastic(self):
+        """At Finalize: hydroelastic properties are read from model files but not used yet."""
+        if self.get_contact_model() is not ContactModel.kHydroelasticWithFallback:
+            return
+        names = [g.name() for g in self._collision_geometries()
+                 if g.properties() is not None and g.properties().HasGroup("hydroelastic")]
+        if names and self.get_contact_enabled():
+            warnings.warn(
+                f"{len(names)} collision geometries have hydroelastic properties (e.g. "
+                f"'{names[0]}'); jaxbody has no hydroelastic contact yet, so "
+                "kHydroelasticWithFallback uses point contact for them (Drake would build "
+                "contact surfaces)", stacklevel=3)
 
     def set_discrete_contact_approximation(self, approximation):
         """Selects the discrete contact solver's approximation: ``kSap`` (the only one
@@ -125,9 +162,9 @@ class ContactModelAPI:
         pairs = getattr(self, "_collision_pairs", None)
         return not self.is_discrete() and pairs is not None and len(pairs[0]) > 0
 
-    def _continuous_contact_forces(self, context, dk):
-        """(num_bodies, 6) wrenches about each body origin in World of a continuous plant's
-        point contacts, or None without candidate pairs."""
+    def _continuous_penalty(self, context, dk):
+        """(`PointContacts`, `PenaltyForces`, p_WAo, p_WBo) of a continuous plant's point
+        contacts, or None without candidate pairs."""
         if not self._has_continuous_contact():
             return None
         pc = self.CalcPointContacts(context)
@@ -136,6 +173,51 @@ class ContactModelAPI:
         node = jnp.asarray(self._topology.body_node)
         na, nb = node[pc.body_a], node[pc.body_b]
         V, p = dk.vk.V_WB, dk.pk.p_WB
-        f_A, p_WC, _, _, _ = cpc.penalty_forces(pc, V[na], V[nb], p[na], p[nb],
-                                                self.stiction_tolerance())
-        return cpc.body_wrenches(len(self._bodies), pc, f_A, p_WC, p[na], p[nb])
+        pf = cpc.penalty_forces(pc, V[na], V[nb], p[na], p[nb], self.stiction_tolerance())
+        return pc, pf, p[na], p[nb]
+
+    def _continuous_contact_forces(self, context, dk):
+        """(num_bodies, 6) wrenches about each body origin in World of a continuous plant's
+        point contacts, or None without candidate pairs."""
+        out = self._continuous_penalty(context, dk)
+        if out is None:
+            return None
+        pc, pf, p_WAo, p_WBo = out
+        return cpc.body_wrenches(len(self._bodies), pc, pf.f_A, pf.p_WC, p_WAo, p_WBo)
+
+    def _continuous_generalized_contact_forces(self, context):
+        """τ_contact = Σ Jᵀ F of a continuous plant's penalty forces: (nv,)."""
+        dk = self._dk(context, "CalcGeneralizedContactForces")
+        F = self._continuous_contact_forces(context, dk)
+        if F is None:
+            return jnp.zeros(self._topology.nv, context.v.dtype)
+        F_O = wrench_about_origin(F[self._topology.node_body], dk.pk.p_WB)
+        return rnea.project_to_joints(self._topology, dk, F_O.at[0].set(0.0))
+
+    def _continuous_contact_results(self, context):
+        """Drake's ``ContactResults`` of a continuous plant: a ``PointPairContactInfo`` per
+        penetrating pair whose normal force is positive. As Drake's continuous plant reports
+        it, ``separation_speed()`` is the approach speed vₙ = v_AcBc·n̂_BA (positive while the
+        bodies approach) and ``contact_force()`` the force on B at the midpoint C."""
+        from jaxbody.plant.contact_results import (
+            ContactResults,
+            PenetrationAsPointPair,
+            PointPairContactInfo,
+        )
+        from jaxbody.plant.elements import BodyIndex
+
+        tau = np.asarray(self._continuous_generalized_contact_forces(context))
+        out = self._continuous_penalty(context, self._dk(context, "CalcContactResults"))
+        if out is None:
+            return ContactResults([], tau)
+        pc, pf, _, _ = jax.tree.map(np.asarray, out)
+        infos = []
+        for i in np.flatnonzero(pf.active):
+            pair = PenetrationAsPointPair(int(pc.geometry_a[i]), int(pc.geometry_b[i]),
+                                          pc.p_WCa[i], pc.p_WCb[i], pc.nhat_BA_W[i],
+                                          float(-pc.phi[i]))
+            infos.append(PointPairContactInfo(BodyIndex(int(pc.body_a[i])),
+                                              BodyIndex(int(pc.body_b[i])), -pf.f_A[i],
+                                              pf.p_WC[i], float(pf.vn[i]), float(pf.slip[i]),
+                                              pair))
+        return ContactResults(infos, tau)

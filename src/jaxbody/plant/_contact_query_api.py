@@ -131,6 +131,8 @@ class ContactQueryAPI:
         self._collision_pairs = collision_candidates(
             body, len(self._bodies), self._joints, self._adjacent_bodies_collision_filters,
             excluded)
+        if not self.get_contact_enabled():  # set_contact_enabled(False): no candidates
+            self._collision_pairs = tuple(p[:0] for p in self._collision_pairs)
         if self.is_discrete():
             values, has_friction = geometry_contact_parameters(
                 geoms, default_hunt_crossley_dissipation(self._gravity))

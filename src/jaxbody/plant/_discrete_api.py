@@ -247,17 +247,26 @@ class DiscreteAPI:
     def CalcGeneralizedContactForces(self, context, model_instance=None, actuation=None,
                                      **kwargs):
         """τ_contact = Jᵀγ/δt of the step from ``context`` (Drake's generalized contact forces
-        output port): (num_velocities,), or the entries of ``model_instance``'s velocities."""
+        output port): (num_velocities,), or the entries of ``model_instance``'s velocities. A
+        continuous plant's are Σ Jᵀ F of its penalty forces at ``context``."""
+        if not self.is_discrete():
+            self._check_context(context, "CalcGeneralizedContactForces")
+            tau = self._continuous_generalized_contact_forces(context)
+            return tau if model_instance is None else self.GetVelocitiesFromArray(model_instance,
+                                                                                  tau)
         tau = self.CalcDiscreteStep(context, actuation, **kwargs).contact.tau_contact
         return tau if model_instance is None else self.GetVelocitiesFromArray(model_instance, tau)
 
     def CalcContactResults(self, context, actuation=None, **kwargs):
         """`ContactResults` (Drake's ``PointPairContactInfo`` per active point) of the step from
         ``context``. Host-side (not traceable): it builds Python records; use
-        `CalcDiscreteStep` inside jitted code."""
+        `CalcDiscreteStep` inside jitted code. A continuous plant's are its penalty forces
+        at ``context`` (Drake's continuous point-pair results)."""
         from jaxbody.plant.contact_results import make_contact_results
 
         self._check_context(context, "CalcContactResults")
+        if not self.is_discrete():
+            return self._continuous_contact_results(context)
         solver_parameters = kwargs.pop("solver_parameters", None)
         result = _jitted_step(self, solver_parameters, context, actuation, kwargs)
         pc = self._contact_points(context)

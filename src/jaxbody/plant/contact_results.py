@@ -41,10 +41,10 @@ class PointPairContactInfo:
     _slip_speed: float
     _point_pair: PenetrationAsPointPair
 
-    def bodyA(self) -> BodyIndex:
+    def bodyA_index(self) -> BodyIndex:
         return self._bodyA
 
-    def bodyB(self) -> BodyIndex:
+    def bodyB_index(self) -> BodyIndex:
         return self._bodyB
 
     def contact_force(self) -> np.ndarray:

@@ -291,6 +291,7 @@ class MultibodyPlant(ConstraintsAPI, ConstraintParamsAPI, ContactModelAPI, Conta
         self._finalized = True
         self._build_defaults()
         self._finalize_contact_query()
+        self._warn_unused_hydroelastic()
 
     def _check_loops(self, inboard):
         for body in self._bodies[1:]:

@@ -10,16 +10,39 @@ Reverse-mode gradients use diffrax's recursive checkpointing adjoint.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import diffrax
+import jax
 import jax.numpy as jnp
 
 from jaxbody.simulation.integrators import normalize_quaternions
-from jaxbody.simulation.rollout import RolloutResult
+
+
+class AdaptiveResult(NamedTuple):
+    """Output of `simulate_adaptive`: `RolloutResult`'s fields, and the solver's work.
+
+    Attributes:
+        times: (k,) the save times ``ts``.
+        states: (k, nq + nv) the states at ``ts``.
+        final_state: (nq + nv,) the state at ``t_final``.
+        first_nonfinite_step: the index in ``ts`` of the first non-finite state, or −1.
+        num_steps: steps attempted (accepted and rejected).
+        num_accepted_steps, num_rejected_steps: the controller's decisions.
+    """
+
+    times: jax.Array
+    states: jax.Array
+    final_state: jax.Array
+    first_nonfinite_step: jax.Array
+    num_steps: jax.Array
+    num_accepted_steps: jax.Array
+    num_rejected_steps: jax.Array
 
 
 def simulate_adaptive(plant, context, t_final, controller=None, *, params=None, ts=None,
                       rtol=1e-8, atol=1e-8, solver=None, dt0=None, max_steps=100_000,
-                      method=None) -> RolloutResult:
+                      method=None) -> AdaptiveResult:
     """Integrates from ``context.time`` to ``t_final`` with adaptive steps.
 
     Args:
@@ -36,8 +59,9 @@ def simulate_adaptive(plant, context, t_final, controller=None, *, params=None, 
         method: forward-dynamics method ("aba", "crba" or None).
 
     Returns:
-        `RolloutResult` with ``times = ts``, ``states`` (k, nx) and ``final_state``;
-        ``first_nonfinite_step`` is the index in ``ts`` of the first non-finite state, or −1.
+        `AdaptiveResult`: ``times = ts``, ``states`` (k, nx), ``final_state``,
+        ``first_nonfinite_step`` (the index in ``ts`` of the first non-finite state, or −1)
+        and the step counts.
     """
     plant._check_context(context, "simulate_adaptive")
     nq = plant.num_positions()
@@ -59,7 +83,9 @@ def simulate_adaptive(plant, context, t_final, controller=None, *, params=None, 
         saveat=diffrax.SaveAt(ts=ts),
         stepsize_controller=diffrax.PIDController(rtol=rtol, atol=atol),
         max_steps=max_steps)
-    xs = normalize_quaternions(plant, sol.ys.T).T
+    xs = jax.vmap(lambda x: normalize_quaternions(plant, x))(sol.ys)  # per saved state
     finite = jnp.all(jnp.isfinite(xs), axis=-1)
     bad = jnp.where(jnp.all(finite), -1, jnp.argmin(finite)).astype(jnp.int32)
-    return RolloutResult(ts, xs, xs[-1], bad)
+    stats = sol.stats
+    return AdaptiveResult(ts, xs, xs[-1], bad, stats["num_steps"], stats["num_accepted_steps"],
+                          stats["num_rejected_steps"])

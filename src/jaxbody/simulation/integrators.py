@@ -2,10 +2,12 @@
 
 Each step function has the signature ``step(f, t, x, dt, nq) -> x_next`` with
 ``f(t, x) -> ẋ`` (nq + nv,). Orders (global error): explicit Euler 1, semi-implicit
-(symplectic) Euler 1, RK4 4 [Hairer, Nørsett & Wanner, *Solving ODEs I*, §II.1]:
+(symplectic) Euler 1, RK2 2, RK4 4 [Hairer, Nørsett & Wanner, *Solving ODEs I*, §II.1]:
 
     explicit Euler:       x⁺ = x + h f(t, x)
     semi-implicit Euler:  v⁺ = v + h v̇(t, q, v),   q⁺ = q + h N(q) v⁺
+    RK2 (Heun, explicit trapezoid; Drake's ``RungeKutta2Integrator``):
+                          k1 = f(t, x), k2 = f(t + h, x + h k1),   x⁺ = x + h/2 (k1 + k2)
     RK4:                  k1 = f(t, x), k2 = f(t + h/2, x + h/2 k1), k3 = f(t + h/2, x + h/2 k2),
                           k4 = f(t + h, x + h k3),   x⁺ = x + h/6 (k1 + 2 k2 + 2 k3 + k4)
 
@@ -36,6 +38,13 @@ def semi_implicit_euler_step(f, t, x, dt, nq):
     return jnp.concatenate([x[:nq] + dt * qdot, v1])
 
 
+def rk2_step(f, t, x, dt, nq=None):
+    """Heun's second-order step (Drake's fixed-step ``RungeKutta2Integrator``)."""
+    k1 = f(t, x)
+    k2 = f(t + dt, x + dt * k1)
+    return x + (0.5 * dt) * (k1 + k2)
+
+
 def rk4_step(f, t, x, dt, nq=None):
     """The classic fourth-order Runge-Kutta step."""
     k1 = f(t, x)
@@ -48,6 +57,7 @@ def rk4_step(f, t, x, dt, nq=None):
 INTEGRATORS = {
     "explicit_euler": explicit_euler_step,
     "semi_implicit_euler": semi_implicit_euler_step,
+    "rk2": rk2_step,
     "rk4": rk4_step,
 }
 

@@ -3,6 +3,7 @@
     u(t, x) = π(t, x, params) + u_ff[k]        (π evaluated at every integrator stage;
                                                 u_ff held over step k: zero-order hold)
     x_{k+1} = normalize_quaternions(step(f, t_k, x_k, dt)),   f(t, x) = CalcTimeDerivatives
+    (``project_quaternions=False``: without the normalization, as Drake's integrators)
 
 Pure and traceable: ``jax.jit``, ``jax.vmap`` (over contexts, i.e. initial states and plant
 parameters, over ``controls`` and over ``params``) and reverse-mode ``jax.grad`` all apply.
@@ -44,7 +45,7 @@ class RolloutResult(NamedTuple):
 
 def rollout(plant, context, controller=None, num_steps=1, dt=1e-3, *, params=None,
             controls=None, integrator="rk4", save_trajectory=True, checkpoint=False,
-            method=None) -> RolloutResult:
+            method=None, project_quaternions=True) -> RolloutResult:
     """Integrates the plant for ``num_steps`` steps of ``dt`` from ``context``.
 
     Args:
@@ -56,11 +57,15 @@ def rollout(plant, context, controller=None, num_steps=1, dt=1e-3, *, params=Non
         dt: step size (s); may be traced.
         params: pytree passed to the controller.
         controls: (N, num_actuators) feedforward u_ff, held over each step, or None.
-        integrator: "rk4", "semi_implicit_euler" or "explicit_euler".
+        integrator: "rk4", "rk2" (Heun; Drake's ``RungeKutta2Integrator``),
+            "semi_implicit_euler" or "explicit_euler".
         save_trajectory: False returns only the final state (no (N + 1, nx) buffer).
         checkpoint: False, True (remat each step) or an int k dividing N (store every k-th
             state; memory O(N/k + k) in reverse mode).
         method: forward-dynamics method ("aba", "crba", or None for the plant's choice).
+        project_quaternions: normalize every quaternion after each step (default). False
+            integrates q as Drake's integrators do: the norms drift by the local error, and
+            the dynamics, like Drake's, use the normalized rotation.
 
     Returns:
         `RolloutResult`.
@@ -96,12 +101,12 @@ def rollout(plant, context, controller=None, num_steps=1, dt=1e-3, *, params=Non
                              f"num_steps={num_steps}")
         checkpoint = k
     return _rollout(plant, controller, num_steps, integrator, bool(save_trajectory), checkpoint,
-                    method, context, dt, params, controls)
+                    method, bool(project_quaternions), context, dt, params, controls)
 
 
-@partial(jax.jit, static_argnums=(0, 1, 2, 3, 4, 5, 6))
-def _rollout(plant, controller, num_steps, integrator, save, checkpoint, method, context, dt,
-             params, controls):
+@partial(jax.jit, static_argnums=(0, 1, 2, 3, 4, 5, 6, 7))
+def _rollout(plant, controller, num_steps, integrator, save, checkpoint, method, project,
+             context, dt, params, controls):
     nq = plant.num_positions()
     dtype = context.v.dtype
     dt = jnp.asarray(dt, dtype)
@@ -119,7 +124,8 @@ def _rollout(plant, controller, num_steps, integrator, save, checkpoint, method,
     def step(carry, u_ff):
         k, x, bad = carry
         t = t0 + k.astype(dtype) * dt
-        x1 = normalize_quaternions(plant, step_fn(lambda tt, xx: xdot(tt, xx, u_ff), t, x, dt, nq))
+        x1 = step_fn(lambda tt, xx: xdot(tt, xx, u_ff), t, x, dt, nq)
+        x1 = normalize_quaternions(plant, x1) if project else x1
         k1 = k + 1
         bad = jnp.where((bad < 0) & ~jnp.all(jnp.isfinite(x1)), k1, bad)
         return (k1, x1, bad), (x1 if save else None)
