@@ -54,7 +54,8 @@ class Scene:
     kd: float = 3.0
     max_pairs_per_group: int | None = None  # jaxbody's query cap (None: every pair, as Drake)
     dt: float = DT
-    stiction_tolerance: float | None = None  # continuous plants' Stribeck v_s (None: 1 mm/s)
+    stiction_tolerance: float | None = None  # Stribeck v_s / kSimilar, kLagged ε (None: Drake's 1e-4 m/s)
+    approximation: str = "kSap"  # discrete: "kSap", "kSimilar" or "kLagged"
 
 
 def _mods(engine):
@@ -152,7 +153,7 @@ def build(scene: Scene, engine: str):
         plant, _ = plant_mod.AddMultibodyPlantSceneGraph(diagram_builder, scene.dt)
         if scene.dt > 0:
             plant.set_discrete_contact_approximation(
-                plant_mod.DiscreteContactApproximation.kSap)
+                getattr(plant_mod.DiscreteContactApproximation, scene.approximation))
     named = {"world": plant.world_body()}
     if scene.arm:
         for body in _add_arm(plant, tree, math):
@@ -178,6 +179,9 @@ def build(scene: Scene, engine: str):
             max_pairs_per_group=scene.max_pairs_per_group))
     if scene.stiction_tolerance is not None:
         plant.set_stiction_tolerance(scene.stiction_tolerance)
+    if engine == "jaxbody" and scene.dt > 0:
+        plant.set_discrete_contact_approximation(
+            getattr(plant_mod.DiscreteContactApproximation, scene.approximation))
     plant.Finalize()
     if engine == "jaxbody":
         return plant, None

@@ -58,15 +58,15 @@ def test_distance_parameters_in_the_context(tied):
     with pytest.raises(ValueError, match="is a distance constraint, not a weld"):
         plant.get_weld_constraint_specs(dist)
     stiff = plant.SetDistanceConstraintParams(ctx, dist, jb.DistanceConstraintParams(
-        p.bodyA_index(), p.p_AP(), p.bodyB_index(), p.p_BQ(), 0.35, np.inf, 0.0))
+        p.bodyA(), p.p_AP(), p.bodyB(), p.p_BQ(), 0.35, np.inf, 0.0))
     r = jb.discrete_rollout(plant, stiff, num_steps=300, save_trajectory=False)
     assert float(_gap(plant, ctx, r.final_state)) == pytest.approx(0.35, abs=1e-5)  # rigid now
     with pytest.raises(ValueError, match="bodies and points"):
         plant.SetDistanceConstraintParams(ctx, dist, jb.DistanceConstraintParams(
-            p.bodyA_index(), [0.0, 0.0, 0.1], p.bodyB_index(), p.p_BQ(), 0.3))
+            p.bodyA(), [0.0, 0.0, 0.1], p.bodyB(), p.p_BQ(), 0.3))
     with pytest.raises(ValueError, match="distance > 0"):
         plant.SetDistanceConstraintParams(ctx, dist, jb.DistanceConstraintParams(
-            p.bodyA_index(), p.p_AP(), p.bodyB_index(), p.p_BQ(), -0.3))
+            p.bodyA(), p.p_AP(), p.bodyB(), p.p_BQ(), -0.3))
 
 
 def test_inactive_constraints_let_the_bodies_go(tied):
@@ -85,7 +85,7 @@ def test_vmap_over_length_and_active_status(tied):
 
     def final_gap(length, on):
         c = plant.SetDistanceConstraintParams(ctx, dist, jb.DistanceConstraintParams(
-            p.bodyA_index(), p.p_AP(), p.bodyB_index(), p.p_BQ(), length, 200.0, 2.0))
+            p.bodyA(), p.p_AP(), p.bodyB(), p.p_BQ(), length, 200.0, 2.0))
         c = plant.SetConstraintActiveStatus(c, dist, on)
         r = jb.discrete_rollout(plant, c, num_steps=100, save_trajectory=False)
         return _gap(plant, ctx, r.final_state)
@@ -108,7 +108,7 @@ def test_gradients_through_distance_and_weld_rollouts(tied):
 
     def f(length, k, vz):
         c = plant.SetDistanceConstraintParams(ctx, dist, jb.DistanceConstraintParams(
-            p.bodyA_index(), p.p_AP(), p.bodyB_index(), p.p_BQ(), length, k, 2.0))
+            p.bodyA(), p.p_AP(), p.bodyB(), p.p_BQ(), length, k, 2.0))
         c = c.replace(v=c.v.at[11].set(vz))  # b's z velocity (b is the second free body)
         r = jb.discrete_rollout(plant, c, num_steps=25, save_trajectory=False)
         q = r.final_state[:plant.num_positions()]

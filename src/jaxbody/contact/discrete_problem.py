@@ -24,6 +24,8 @@ from jaxbody.algorithms import crba
 from jaxbody.contact import capacity as cap
 from jaxbody.contact import constraints as C
 from jaxbody.contact import holonomic_constraints as H
+from jaxbody.contact import hunt_crossley
+from jaxbody.contact import sap_problem as sp
 from jaxbody.contact.contact_jacobian import contact_frames, contact_jacobian
 from jaxbody.contact.discrete_layout import discrete_layout  # noqa: F401 (re-exported)
 from jaxbody.contact.pd_controllers import pd_part
@@ -105,13 +107,19 @@ def free_motion(topo, layout, dt, dk, tau, F_O, gravity_parameters, reflected_in
     return A, v0 + dt * spd_solve(A, k0)
 
 
-def _contact_part(topo, layout, dt, dk, inv_diag_A, pc, dtype):
-    """(Jc, Rc, v̂c, μ, active, R_WC, nodes a, b) of the point slots ``pc`` (None: no slots)."""
+def _contact_part(topo, layout, dt, dk, inv_diag_A, pc, dtype, v0):
+    """(Jc, Rc, v̂c, μ, active, R_WC, nodes a, b, Hunt & Crossley data or None) of the point
+    slots ``pc`` (None: no slots). ``layout["hunt_crossley"]`` ("similar", "lagged" or None:
+    kSap) picks the constraint."""
+    model = layout.get("hunt_crossley")
     if pc is None:
         z3 = jnp.zeros((0, 3), dtype)
         z = jnp.zeros((0,), dtype)
+        hc = None if model is None else hunt_crossley.make(
+            dt, z, z, z, z, z, z, layout["stiction_tolerance"], FRICTION_SIGMA,
+            model == "lagged")
         return (TreeJacobian.from_dense(jnp.zeros((0, 3, topo.nv), dtype)), z3, z3, z, z,
-                jnp.zeros((0, 3, 3), dtype), None, None)
+                jnp.zeros((0, 3, 3), dtype), None, None, hc)
     body_node = jnp.asarray(topo.body_node)
     na, nb = body_node[pc.body_a], body_node[pc.body_b]
     R_WC = contact_frames(pc.nhat_BA_W)
@@ -120,7 +128,13 @@ def _contact_part(topo, layout, dt, dk, inv_diag_A, pc, dtype):
     w = C.delassus_estimate(Jc, inv_diag_A)
     Rc, vhat = C.cone_regularization(w, pc.k, pc.tau, pc.phi, dt, NEAR_RIGID_THRESHOLD,
                                      FRICTION_SIGMA)
-    return Jc, Rc, vhat, pc.mu, active, R_WC, na, nb
+    hc = None
+    if model is not None:  # Drake's DiscreteContactPair: fₑ₀ = k·x₀, vn₀ = (J v₀)ₙ
+        fe0 = pc.k * jnp.maximum(-pc.phi, 0.0)
+        vn0 = Jc.apply(v0)[:, 2]
+        hc = hunt_crossley.make(dt, w, pc.k, pc.d, fe0, vn0, pc.mu,
+                                layout["stiction_tolerance"], FRICTION_SIGMA, model == "lagged")
+    return Jc, Rc, vhat, pc.mu, active, R_WC, na, nb, hc
 
 
 def _limit_part(layout, dt, q0, v0, v_star, inv_diag_A, dtype, nv):
@@ -196,8 +210,8 @@ def build_problem(topo, layout, dt, dk, A, v_star, q0, v0, pc, constraints=None,
     """
     dtype, nv = v_star.dtype, topo.nv
     inv_diag_A = 1.0 / jnp.diagonal(A)
-    Jc, Rc, vhat_c, mu, active_c, R_WC, na, nb = _contact_part(topo, layout, dt, dk, inv_diag_A,
-                                                               pc, dtype)
+    Jc, Rc, vhat_c, mu, active_c, R_WC, na, nb, hc = _contact_part(
+        topo, layout, dt, dk, inv_diag_A, pc, dtype, v0)
     Jl, Rl, vhat_l, active_l, limit_dofs = _limit_part(layout, dt, q0, v0, v_star, inv_diag_A,
                                                        dtype, nv)
     t = layout["dof_tree"][limit_dofs]
@@ -225,7 +239,7 @@ def build_problem(topo, layout, dt, dk, A, v_star, q0, v0, pc, constraints=None,
         participating = participating.at[row_trees[:, 1]].max(row_active)
     scale_mask = participating[layout["dof_tree"]]
     problem = SapProblem(A, v_star, Jc, Rc, vhat_c, mu, active_c, Jl, Rl, vhat_l, active_l,
-                         scale_mask, lower_l=lower_l, upper_l=upper_l)
+                         scale_mask, lower_l=lower_l, upper_l=upper_l, hc=hc)
     return problem, R_WC
 
 
@@ -237,7 +251,7 @@ def _solve_slots(topo, layout, dt, dk, A, v_star, q0, v0, pc, v_guess, params, c
                                pd_inputs)
     v, stats = solve(problem, v_guess, params)
     vc = problem.Jc.apply(v)
-    gamma = C.cone_impulses(vc, problem.Rc, problem.vhat_c, problem.mu, problem.active_c)
+    gamma = sp.contact_impulses(problem, vc)
     gl = C.limit_impulses(problem.Jl @ v, problem.Rl, problem.vhat_l, problem.active_l,
                           problem.lower_l, problem.upper_l)
     tau_c = problem.Jc.apply_transpose(gamma) / dt

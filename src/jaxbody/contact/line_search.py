@@ -23,7 +23,7 @@ def _line_derivatives(p, v, dv, dp, d2A, vc, vl, dvc, dvl, alpha):
     ca, la = vc + alpha * dvc, vl + alpha * dvl
     gc, gl = sp.impulses(p, ca, la)
     d1 = dp @ (v + alpha * dv - p.v_star) - jnp.sum(dvc * gc) - dvl @ gl
-    Gc = C.cone_hessian(ca, p.Rc, p.vhat_c, p.mu, p.active_c)
+    Gc = sp.contact_hessian(p, ca)
     Gl = C.limit_hessian(la, p.Rl, p.vhat_l, p.active_l, p.lower_l, p.upper_l)
     d2 = d2A + jnp.einsum("ci,cij,cj->", dvc, Gc, dvc) + jnp.sum(Gl * dvl * dvl)
     return d1, d2

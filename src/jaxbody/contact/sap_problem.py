@@ -17,6 +17,7 @@ import jax
 import jax.numpy as jnp
 
 from jaxbody.contact import constraints as C
+from jaxbody.contact import hunt_crossley as hcm
 from jaxbody.contact.tree_hessian import TreeHessian, limit_rows, tree_blocks
 from jaxbody.contact.tree_jacobian import TreeJacobian
 from jaxbody.math.small_spd import block_matvec
@@ -48,6 +49,9 @@ class SapProblem:
             (0: unilateral, −∞: bilateral).
         upper_l: None (no upper bound), or (nl,) each row's upper impulse bound (+∞, or δt·e
             for an effort-limited PD controller).
+        hc: None (contacts are friction cones: kSap), or `hunt_crossley.HuntCrossley`: the
+            contacts are Drake's Hunt & Crossley constraints (kSimilar, kLagged); ``Rc`` and
+            ``vhat_c`` are then unused.
     """
 
     A: jax.Array
@@ -65,6 +69,7 @@ class SapProblem:
     A_tree: jax.Array | None = None
     lower_l: jax.Array | None = None
     upper_l: jax.Array | None = None
+    hc: hcm.HuntCrossley | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -117,8 +122,22 @@ def constraint_velocities(p: SapProblem, v):
     return p.Jc.apply(v), p.Jl @ v
 
 
+def contact_impulses(p: SapProblem, vc):
+    """γ (nc, 3) of the contact constraints at contact velocities ``vc``."""
+    if p.hc is not None:
+        return hcm.impulses(p.hc, vc, p.mu, p.active_c)
+    return C.cone_impulses(vc, p.Rc, p.vhat_c, p.mu, p.active_c)
+
+
+def contact_hessian(p: SapProblem, vc):
+    """G (nc, 3, 3) = −∂γ/∂vc of the contact constraints."""
+    if p.hc is not None:
+        return hcm.hessian(p.hc, vc, p.mu, p.active_c)
+    return C.cone_hessian(vc, p.Rc, p.vhat_c, p.mu, p.active_c)
+
+
 def impulses(p: SapProblem, vc, vl):
-    return (C.cone_impulses(vc, p.Rc, p.vhat_c, p.mu, p.active_c),
+    return (contact_impulses(p, vc),
             C.limit_impulses(vl, p.Rl, p.vhat_l, p.active_l, p.lower_l, p.upper_l))
 
 
@@ -127,10 +146,14 @@ def generalized_impulse(p: SapProblem, gc, gl):
     return p.Jc.apply_transpose(gc) + p.Jl.T @ gl
 
 
-def constraint_cost(p: SapProblem, gc, gl, vl):
-    """Σ ℓᵢ: ½γᵀRγ per cone; per scalar row ½Rγ², or `constraints.limit_cost` when some row
-    has an upper bound (a clamped PD controller's cost is not ½Rγ²)."""
-    cone = 0.5 * jnp.sum(gc * gc * p.Rc)
+def constraint_cost(p: SapProblem, gc, gl, vl, vc):
+    """Σ ℓᵢ: ½γᵀRγ per cone (the Hunt & Crossley cost with ``p.hc``); per scalar row ½Rγ², or
+    `constraints.limit_cost` when some row has an upper bound (a clamped PD controller's cost
+    is not ½Rγ²)."""
+    if p.hc is not None:
+        cone = hcm.cost(p.hc, vc, p.mu, p.active_c)
+    else:
+        cone = 0.5 * jnp.sum(gc * gc * p.Rc)
     if p.upper_l is None:
         return cone + 0.5 * jnp.sum(gl * gl * p.Rl)
     return cone + C.limit_cost(vl, p.Rl, p.vhat_l, gl)
@@ -140,7 +163,7 @@ def cost(p: SapProblem, v):
     dv = v - p.v_star
     vc, vl = constraint_velocities(p, v)
     gc, gl = impulses(p, vc, vl)
-    return 0.5 * dv @ mul_A(p, dv) + constraint_cost(p, gc, gl, vl)
+    return 0.5 * dv @ mul_A(p, dv) + constraint_cost(p, gc, gl, vl, vc)
 
 
 def gradient(p: SapProblem, v):
@@ -152,7 +175,7 @@ def gradient(p: SapProblem, v):
 def hessian(p: SapProblem, v):
     """H(v) = A + Jᵀ G J: (nv, nv), SPD."""
     vc, vl = constraint_velocities(p, v)
-    Gc = C.cone_hessian(vc, p.Rc, p.vhat_c, p.mu, p.active_c)
+    Gc = contact_hessian(p, vc)
     Gl = C.limit_hessian(vl, p.Rl, p.vhat_l, p.active_l, p.lower_l, p.upper_l)
     H = p.A + p.Jc.congruence(Gc)
     return H + jnp.einsum("ln,l,lm->nm", p.Jl, Gl, p.Jl)
@@ -161,7 +184,7 @@ def hessian(p: SapProblem, v):
 def tree_hessian(p: SapProblem, v):
     """H(v) as a `TreeHessian` (tree-blocked operator; needs ``p.Jc`` in tree form)."""
     vc, vl = constraint_velocities(p, v)
-    Gc = C.cone_hessian(vc, p.Rc, p.vhat_c, p.mu, p.active_c)
+    Gc = contact_hessian(p, vc)
     Gl = C.limit_hessian(vl, p.Rl, p.vhat_l, p.active_l, p.lower_l, p.upper_l)
     A_tree = tree_blocks(p.Jc, p.A) if p.A_tree is None else p.A_tree
     return TreeHessian(A_tree, p.Jc, Gc, limit_rows(p.Jc, p.Jl), Gl)

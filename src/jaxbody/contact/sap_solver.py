@@ -72,7 +72,7 @@ def _residual(p: SapProblem, v):
     dv = v - p.v_star
     A_dv = sp.mul_A(p, dv)
     grad = A_dv - jc
-    ell = 0.5 * dv @ A_dv + sp.constraint_cost(p, gc, gl, vl)
+    ell = 0.5 * dv @ A_dv + sp.constraint_cost(p, gc, gl, vl, vc)
     return jnp.linalg.norm(d * grad), jnp.maximum(jnp.linalg.norm(d * Av),
                                                   jnp.linalg.norm(d * jc)), grad, ell
 

@@ -129,7 +129,7 @@ class ConstraintParamsAPI:
         self._check_context(context, what)
         _, i = self._constraint_slot(id, what, "distance")
         s = self._distance_specs()[i]
-        if (int(params.bodyA_index()) != s.body_A or int(params.bodyB_index()) != s.body_B
+        if (int(params.bodyA()) != s.body_A or int(params.bodyB()) != s.body_B
                 or not np.allclose(np.asarray(params.p_AP(), float), s.p_AP)
                 or not np.allclose(np.asarray(params.p_BQ(), float), s.p_BQ)):
             raise ValueError(f"{what}: the bodies and points of constraint {id!r} are fixed when "

@@ -14,8 +14,9 @@
   pairs whose geometries lack hydroelastic properties), and Finalize warns when a collision
   geometry has hydroelastic properties (they are not used yet). ``kPoint`` is point contact;
   ``kHydroelastic`` (no fallback) is refused with an error.
-- ``DiscreteContactApproximation.kSap`` is the discrete step; kTamsi, kSimilar and kLagged are
-  refused with an error.
+- ``DiscreteContactApproximation``: the discrete step is SAP with friction cones (kSap, the
+  default) or with Drake's convex Hunt & Crossley constraints (kSimilar, kLagged;
+  `jaxbody.contact.hunt_crossley`); kTamsi is refused with an error.
 - ``set_contact_enabled(False)`` gives a plant without contact (no collision candidates) while
   keeping its geometry for drawing: the counterpart of a Drake plant that is not connected to a
   SceneGraph (Drake's parser then registers no geometry), and of MuJoCo's contact disable flag.
@@ -36,7 +37,7 @@ from jaxbody.algorithms import rnea
 from jaxbody.algorithms.spatial import wrench_about_origin
 from jaxbody.contact import compliant_point_contact as cpc
 
-DEFAULT_STICTION_TOLERANCE = 1e-3  # m/s, Drake's set_stiction_tolerance default
+DEFAULT_STICTION_TOLERANCE = 1e-4  # m/s: Drake's MultibodyPlantConfig default (its docs say 1 mm/s)
 
 
 class ContactModel(enum.Enum):
@@ -103,16 +104,24 @@ class ContactModelAPI:
                 "contact surfaces)", stacklevel=3)
 
     def set_discrete_contact_approximation(self, approximation):
-        """Selects the discrete contact solver's approximation: ``kSap`` (the only one
-        implemented; kTamsi, kSimilar and kLagged raise). Before Finalize()."""
+        """Selects the discrete step's contact constraint: ``kSap`` (friction cones with the
+        relaxation time, the default), or ``kSimilar`` / ``kLagged`` (Drake's convex Hunt &
+        Crossley approximations, with the geometries' ``hunt_crossley_dissipation`` and the
+        plant's stiction tolerance); ``kTamsi`` raises. Before Finalize()."""
         self._require_not_finalized("set_discrete_contact_approximation")
         if not isinstance(approximation, DiscreteContactApproximation):
             raise ValueError("set_discrete_contact_approximation: expected a "
                              f"DiscreteContactApproximation, got {approximation!r}")
-        if approximation is not DiscreteContactApproximation.kSap:
-            raise ValueError(f"set_discrete_contact_approximation: {approximation.name} is not "
-                             "supported yet; jaxbody's discrete step is SAP (kSap)")
+        if approximation is DiscreteContactApproximation.kTamsi:
+            raise ValueError("set_discrete_contact_approximation: kTamsi is not supported; "
+                             "jaxbody's discrete step is SAP (kSap, kSimilar or kLagged)")
         self._discrete_approximation = approximation
+
+    def _hunt_crossley_model(self):
+        """None for kSap, else "similar" or "lagged" (the discrete layout's key)."""
+        a = self.get_discrete_contact_approximation()
+        return {DiscreteContactApproximation.kSimilar: "similar",
+                DiscreteContactApproximation.kLagged: "lagged"}.get(a)
 
     def get_discrete_contact_approximation(self):
         return getattr(self, "_discrete_approximation", DiscreteContactApproximation.kSap)
@@ -132,11 +141,16 @@ class ContactModelAPI:
         return getattr(self, "_penetration_allowance", 1e-3)
 
     def set_stiction_tolerance(self, v_stiction=DEFAULT_STICTION_TOLERANCE):
-        """The Stribeck model's stiction tolerance v_s (m/s) of a continuous plant's contact."""
+        """The stiction tolerance v_s (m/s): the Stribeck model's of a continuous plant, the
+        friction regularization of kSimilar/kLagged discrete steps. Also after Finalize (as
+        Drake allows): the plant's content key changes, so compiled code is not reused."""
         v = float(v_stiction)
         if not (math.isfinite(v) and v > 0):
             raise ValueError(f"set_stiction_tolerance: v_stiction must be > 0, got {v_stiction!r}")
         self._stiction_tolerance = v
+        if getattr(self, "_finalized", False):
+            self._discrete_cache = None
+            self._invalidate_content_key()
 
     def stiction_tolerance(self):
         return getattr(self, "_stiction_tolerance", DEFAULT_STICTION_TOLERANCE)

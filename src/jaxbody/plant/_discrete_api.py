@@ -68,6 +68,8 @@ class DiscreteAPI:
                   np.asarray(w.X_AP.translation()), w.body_B,
                   np.asarray(w.X_BQ.rotation().matrix()), np.asarray(w.X_BQ.translation()))
                  for w in welds], pd)
+            cached["hunt_crossley"] = self._hunt_crossley_model()
+            cached["stiction_tolerance"] = self.stiction_tolerance()
             T = cached["dof_map"].shape[0] - 1
             for kind, specs in (("ball", balls), ("distance", self._distance_specs()),
                                 ("weld", welds)):

@@ -11,6 +11,15 @@ and the normal n̂_BA (from B into A) is the axis of least overlap, signed so th
 positive side; depth = o(n̂) (negative: separated along n̂). Edge-edge axes get a small bias
 (`EDGE_AXIS_BIAS`) so that face axes win ties.
 
+Large hulls (meshes): projecting every vertex on every edge cross product costs
+E_A·E_B·(V_A + V_B), 28 GB for a panda's self-collisions. Above `_ALL_EDGE_AXES_LIMIT` the
+edge-edge axes are instead the pairs whose arcs cross on the Gauss map, i.e. that build a face
+of the Minkowski difference [Gregorius, GDC 2013]; their overlap is read off the edges
+themselves (O(1) per pair). When the polytopes overlap, the penetration depth and normal are
+the same as with every axis (the least overlap lies on a Minkowski face). The query refuses
+configurations whose total cost exceeds `query.MAX_POLYTOPE_WORK` (talos's or g1's mesh
+self-collisions) with the remedies.
+
 Contact points (multi-point mode), all with the normal n̂_BA, where h_B = max_B n̂·w and
 l_A = min_A n̂·v are the support planes:
 
@@ -60,34 +69,97 @@ def _inside(params, X_WG, p_WQ):
     return jnp.max(jnp.where(params["plane_mask"], s, -BIG), 1) <= INSIDE_TOLERANCE
 
 
-def _axes(params_a, R_A, params_b, R_B):
-    """Candidate axes (k, 3), their masks, and whether each is an edge-edge axis."""
+def _face_candidates(vA, mA, vB, mB, params_a, R_A, params_b, R_B):
+    """(signed axes N (k, 3) with A on their positive side, overlaps (k,), masks, kinds) of
+    the face-normal axes of A (kind 0) and of B (kind 1)."""
     aA, aB = params_a["axes"] @ R_A.T, params_b["axes"] @ R_B.T
+    U = jnp.concatenate([aA, aB], 0)
+    minA, maxA = _extent(vA, mA, U)
+    minB, maxB = _extent(vB, mB, U)
+    o_pos, o_neg = maxB - minA, maxA - minB  # A on the +u side / on the -u side
+    N = jnp.where((o_pos <= o_neg)[:, None], U, -U)
+    kind = jnp.concatenate([jnp.zeros(aA.shape[0], jnp.int32), jnp.ones(aB.shape[0], jnp.int32)])
+    return N, jnp.minimum(o_pos, o_neg), jnp.concatenate([params_a["axes_mask"],
+                                                          params_b["axes_mask"]]), kind
+
+
+def _edge_candidates_all(vA, mA, vB, mB, params_a, R_A, params_b, R_B):
+    """Every cross product of an edge direction of A with one of B, projected on all vertices
+    (small polytopes: boxes, prisms)."""
     eA, eB = params_a["edges"] @ R_A.T, params_b["edges"] @ R_B.T
     cross = jnp.cross(eA[:, None, :], eB[None, :, :]).reshape(-1, 3)
     cmask = (params_a["edges_mask"][:, None] & params_b["edges_mask"][None, :]).reshape(-1)
     cmask = cmask & (jnp.sum(cross * cross, -1) > _MIN_CROSS_SQ)
-    cross, _ = safe_normalize(cross, (1.0, 0.0, 0.0))
-    U = jnp.concatenate([aA, aB, cross], 0)
-    mask = jnp.concatenate([params_a["axes_mask"], params_b["axes_mask"], cmask])
-    n_a, n_b = aA.shape[0], aB.shape[0]
-    kind = jnp.concatenate([jnp.zeros(n_a, jnp.int32), jnp.ones(n_b, jnp.int32),
-                            jnp.full(cross.shape[0], 2, jnp.int32)])
-    return U, mask, kind
+    U, _ = safe_normalize(cross, (1.0, 0.0, 0.0))
+    minA, maxA = _extent(vA, mA, U)
+    minB, maxB = _extent(vB, mB, U)
+    o_pos, o_neg = maxB - minA, maxA - minB
+    N = jnp.where((o_pos <= o_neg)[:, None], U, -U)
+    return N, jnp.minimum(o_pos, o_neg), cmask
+
+
+def _edge_candidates_gauss_map(vA, mA, vB, mB, params_a, X_WA, params_b, X_WB):
+    """The edge pairs that build a face of the Minkowski difference A − B (their arcs cross
+    on the Gauss map [Gregorius, "The Separating Axis Test between Convex Polyhedra", GDC
+    2013]): O(1) per pair instead of a projection of every vertex, so large hulls fit. For
+    such a pair the supports along n = ±(e_A × e_B), n pointing out of A, are the edges
+    themselves: overlap = n·(p_A − p_B), A on the side of −n."""
+    R_A, R_B = X_WA[0], X_WB[0]
+    eA, aA, bA = (params_a[k] @ R_A.T for k in ("gm_e", "gm_n1", "gm_n2"))
+    eB = params_b["gm_e"] @ R_B.T
+    cB, dB = -(params_b["gm_n1"] @ R_B.T), -(params_b["gm_n2"] @ R_B.T)  # normals of −B
+    pA, pB = to_world(X_WA, params_a["gm_p"]), to_world(X_WB, params_b["gm_p"])
+    cA = jnp.sum(jnp.where(mA[:, None], vA, 0.0), 0) / jnp.maximum(jnp.sum(mA), 1)
+    a, b, e1, p1 = aA[:, None], bA[:, None], eA[:, None], pA[:, None]
+    c, d, e2, p2 = cB[None], dB[None], eB[None], pB[None]
+    bxa, dxc = jnp.cross(b, a), jnp.cross(d, c)
+    cba, dba = jnp.sum(c * bxa, -1), jnp.sum(d * bxa, -1)
+    adc, bdc = jnp.sum(a * dxc, -1), jnp.sum(b * dxc, -1)
+    face = (cba * dba < 0) & (adc * bdc < 0) & (cba * bdc > 0)
+    n = jnp.cross(e1, e2)
+    n2 = jnp.sum(n * n, -1)
+    ok = face & (n2 > _MIN_CROSS_SQ * jnp.sum(e1 * e1, -1) * jnp.sum(e2 * e2, -1))
+    ok = ok & params_a["gm_mask"][:, None] & params_b["gm_mask"][None, :]
+    n = n / jnp.sqrt(jnp.where(ok, n2, 1.0))[..., None]
+    n = jnp.where((jnp.sum(n * (p1 - cA), -1) < 0)[..., None], -n, n)
+    overlap = jnp.sum(n * (p1 - p2), -1)
+    return (-n).reshape(-1, 3), overlap.reshape(-1), ok.reshape(-1)
+
+
+# Above this many projections (edge pairs × vertices) per polytope pair the edge-edge axes are
+# pruned on the Gauss map (`_edge_candidates_gauss_map`); below, all cross products are tested.
+_ALL_EDGE_AXES_LIMIT = 20_000
+
+
+def work_estimate(params_a, params_b) -> int:
+    """Rough operations of one evaluation of a pair of these (padded) polytope tables: face
+    axes × vertices, and edge pairs × vertices (small polytopes) or edge pairs (Gauss map)."""
+    V = params_a["vertices"].shape[-2] + params_b["vertices"].shape[-2]
+    faces = (params_a["axes"].shape[-2] + params_b["axes"].shape[-2]) * V
+    edges = params_a["edges"].shape[-2] * params_b["edges"].shape[-2] * V
+    if edges > _ALL_EDGE_AXES_LIMIT and "gm_e" in params_a and "gm_e" in params_b:
+        edges = 20 * params_a["gm_e"].shape[-2] * params_b["gm_e"].shape[-2]
+    return 3 * (faces + edges)
 
 
 def polytope_polytope(params_a, X_WA, params_b, X_WB, single=False) -> ContactPoints:
     """Polytope A against polytope B (see the module docstring)."""
     vA, mA = to_world(X_WA, params_a["vertices"]), params_a["vertex_mask"]
     vB, mB = to_world(X_WB, params_b["vertices"]), params_b["vertex_mask"]
-    U, umask, kind = _axes(params_a, X_WA[0], params_b, X_WB[0])
-    minA, maxA = _extent(vA, mA, U)
-    minB, maxB = _extent(vB, mB, U)
-    o_pos, o_neg = maxB - minA, maxA - minB  # A on the +u side / on the -u side
-    overlap = jnp.minimum(o_pos, o_neg)
+    Nf, of, mf, kf = _face_candidates(vA, mA, vB, mB, params_a, X_WA[0], params_b, X_WB[0])
+    work = (params_a["edges"].shape[0] * params_b["edges"].shape[0]
+            * (vA.shape[0] + vB.shape[0]))
+    if work <= _ALL_EDGE_AXES_LIMIT or "gm_e" not in params_a or "gm_e" not in params_b:
+        Ne, oe, me = _edge_candidates_all(vA, mA, vB, mB, params_a, X_WA[0], params_b, X_WB[0])
+    else:
+        Ne, oe, me = _edge_candidates_gauss_map(vA, mA, vB, mB, params_a, X_WA, params_b, X_WB)
+    N = jnp.concatenate([Nf, Ne], 0)
+    overlap = jnp.concatenate([of, oe])
+    umask = jnp.concatenate([mf, me])
+    kind = jnp.concatenate([kf, jnp.full(oe.shape[0], 2, jnp.int32)])
     key = jnp.where(umask, overlap + jnp.where(kind == 2, EDGE_AXIS_BIAS, 0.0), BIG)
     j = jnp.argmin(key)
-    n = jnp.where(o_pos[j] <= o_neg[j], 1.0, -1.0) * U[j]
+    n = N[j]
     depth = overlap[j]
     # Support planes and deepest vertices along n.
     sA = jnp.where(mA, vA @ n, BIG)

@@ -29,6 +29,7 @@ import numpy as np
 from jaxbody.geometry.collision._util import ContactPoints, deepest_k, swap
 from jaxbody.geometry.collision.contact_properties import combine_contact_parameters
 from jaxbody.geometry.collision.kernels import canonical, get_kernel, is_supported
+from jaxbody.geometry.collision.polytope_pairs import work_estimate as polytope_work
 from jaxbody.geometry.collision.shape_data import (
     bounding_sphere,
     encode_shape,
@@ -38,6 +39,9 @@ from jaxbody.geometry.collision.shape_data import (
 
 # φ reported in slots that hold no contact candidate (m); such slots also have valid = False.
 PHI_INVALID = 1.0e3
+# Refuse a query whose polytope pairs would cost more than this per evaluation (the panda's
+# 108 self-collision pairs of ~150-vertex hulls: ~7e8; talos's, with 950-vertex hulls: ~1e11).
+MAX_POLYTOPE_WORK = 5e9
 
 
 @dataclasses.dataclass(frozen=True)
@@ -199,6 +203,7 @@ def build_contact_query(geometries, pair_a, pair_b, options) -> ContactQuery:
         bounds[g] = bounding_sphere(geometries[g].shape())
     cap = options.max_pairs_per_group
     groups, h = [], hashlib.sha256()
+    work, biggest = 0, (0,)
     for (ka, kb), pairs in sorted(by_kinds.items()):
         pairs = np.asarray(pairs, np.int64)
         i, j = np.asarray(pair_a)[pairs], np.asarray(pair_b)[pairs]
@@ -217,9 +222,25 @@ def build_contact_query(geometries, pair_a, pair_b, options) -> ContactQuery:
                             np.array([bounds[int(g)][1] for g in gs]))
         groups.append(PairGroup((ka, kb), pairs, ga, gb, swapped, pa, pb, bound(ga), bound(gb),
                                 int(K), m))
+        if "vertices" in pa and "vertices" in pb:
+            work += m * polytope_work(pa, pb)
+            sizes = [len(encoded[int(a)]["vertices"]) + len(encoded[int(b)]["vertices"])
+                     for a, b in zip(ga, gb)]
+            k = int(np.argmax(sizes))
+            biggest = max(biggest, (sizes[k], int(ga[k]), int(gb[k])))
         for arr in (pairs, ga, gb, *pa.values(), *pb.values()):
             h.update(np.ascontiguousarray(arr).tobytes())
         h.update(f"{ka}/{kb}/{K}/{m}".encode())
+    if work > MAX_POLYTOPE_WORK:
+        raise ValueError(
+            f"The point-contact query would cost about {work:.1e} operations per evaluation in "
+            f"polytope pairs (the largest: {_describe(geometries[biggest[1]])} against "
+            f"{_describe(geometries[biggest[2]])}, {biggest[0]} hull vertices together); "
+            f"the limit is {MAX_POLYTOPE_WORK:.0e}. Exclude self-collisions between large meshes "
+            "(collision filter groups, ExcludeCollisionGeometriesWithCollisionFilterGroupPair), "
+            "give those links simpler collision shapes, lower "
+            "ContactQueryOptions.max_pairs_per_group, or, for pure dynamics, "
+            "plant.set_contact_enabled(False) before Finalize")
     ids = np.array([int(g.geometry_id()) for g in geometries], np.int64)
     body = np.array([int(g.body().index()) for g in geometries], np.int64)
     R_BG = np.stack([np.asarray(g.pose_in_body().rotation().matrix(), float) for g in geometries]
