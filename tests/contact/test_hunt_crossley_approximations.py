@@ -16,10 +16,11 @@ from jaxbody.contact import hunt_crossley as hcm
 
 STEPS = 150
 TOL = 1e-8
-# spheres8, kSimilar: at step 33 jaxbody's SAP stops after 2 Newton iterations where Drake's takes
-# another (the stopping test ‖D∇ℓ‖ ≤ 1e-6·max(‖DAv‖, ‖DJᵀγ‖) flips on rounding), so the
-# velocities differ by 2.5e-7 there, within the solver's tolerance; every other step agrees to
-# 1e-12. Solving jaxbody's step to 1e-12 moves it 5e-6 from Drake's: Drake's own tolerance.
+# spheres8, kSimilar: the first 10 steps agree to 1e-15; at steps 10, 20 and 30 the velocities
+# jump apart by 6e-8 to 1e-7 (2.5e-7 in all), within SAP's stopping test
+# ‖D∇ℓ‖ ≤ 1e-6·max(‖DAv‖, ‖DJᵀγ‖) that both solvers meet: their last iterates differ there.
+# Solving jaxbody's steps to 1e-12 moves them 5e-6 from Drake's, Drake's own tolerance, so
+# 1e-6 is what can be asked of this scene.
 SOLVER_TOL = {"spheres8": 1e-6}
 APPROXIMATIONS = ("kSimilar", "kLagged")
 
