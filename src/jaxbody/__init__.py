@@ -33,6 +33,7 @@ from jaxbody.plant import (
 from jaxbody.joints import (
     BallJoint,
     BallRpyJoint,
+    GimbalJoint,
     CylindricalJoint,
     Joint,
     PlanarJoint,
@@ -107,7 +108,7 @@ from jaxbody.parsers import PackageMap, ParseError, ParseWarning, Parser
 __version__ = "0.1.0"
 
 __all__ = [
-    "BallJoint", "BallRpyJoint", "BodyFrame", "BodyIndex", "Context", "CylindricalJoint",
+    "BallJoint", "BallRpyJoint", "GimbalJoint", "BodyFrame", "BodyIndex", "Context", "CylindricalJoint",
     "ContactModel", "DiscreteContactApproximation", "DistanceConstraintParams",
     "PdControllerGains",
     "FixedOffsetFrame", "Frame", "FrameIndex", "JacobianWrtVariable", "Joint", "JointActuator",

@@ -55,8 +55,8 @@ def test_gauss_map_pruning_equals_every_edge_axis(kernels, single):
         np.testing.assert_allclose(np.asarray(getattr(y, field)), np.asarray(getattr(x, field)),
                                    atol=TOL, err_msg=field)
     # Vertex points are functions of (n, depth): equal. The one SAT point of an edge-edge
-    # contact sits at the midpoint of the deepest vertices, and an edge's two endpoints tie
-    # along n (documented limitation), so only its consistency is checked.
+    # contact differs: the pruned test places it exactly (the supporting edges' closest
+    # points), every-axis at the midpoint of the deepest vertices; its consistency is checked.
     for f in ("p_WCa", "p_WCb"):
         np.testing.assert_allclose(np.asarray(getattr(y, f))[:, :-1],
                                    np.asarray(getattr(x, f))[:, :-1], atol=TOL)
@@ -86,6 +86,9 @@ def test_edge_edge_contact_is_found_by_the_pruned_test(kernels):
     c = pruned(box, XA, box, XB, True)
     assert float(c.phi[0]) == pytest.approx(-0.02, abs=TOL)
     np.testing.assert_allclose(np.asarray(c.nhat_BA_W[0]), [0, 0, 1], atol=TOL)
+    # The exact closest points of the crossing edges (A's lowest, B's highest).
+    np.testing.assert_allclose(np.asarray(c.p_WCa[0]), [0, 0, h - 0.02], atol=TOL)
+    np.testing.assert_allclose(np.asarray(c.p_WCb[0]), [0, 0, h], atol=TOL)
 
 
 def test_memory_of_many_large_hull_pairs_is_bounded():

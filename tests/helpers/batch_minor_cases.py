@@ -14,7 +14,8 @@ from jaxbody.algorithms.batch_minor import dispatch
 
 KIND_SETS = {
     "drake": rt.DRAKE_KINDS,
-    "simbody": ("ball", "cylindrical", "translational", "revolute", "quaternion_floating"),
+    "simbody": ("ball", "cylindrical", "translational", "revolute", "quaternion_floating",
+                "gimbal"),
 }
 
 

@@ -81,6 +81,8 @@ def random_tree(rng, num_bodies, kinds=DRAKE_KINDS, free_fraction=0.1, world_fra
 
 
 def _unit_inertia_about_Bo(mass, com, I_cm):
+    if mass == 0:  # a massless body (e.g. between the joints of an equivalent chain)
+        return np.zeros((3, 3))
     return I_cm / mass + (np.dot(com, com) * np.eye(3) - np.outer(com, com))
 
 
@@ -141,6 +143,8 @@ def _make_joint(mod, js, name, F, M):
         return mod.CylindricalJoint(name, F, M, (js.damping, js.damping))
     if js.kind == "translational":
         return mod.TranslationalJoint(name, F, M, (js.damping,) * 3)
+    if js.kind == "gimbal":
+        return mod.GimbalJoint(name, F, M, js.damping)
     raise ValueError(js.kind)
 
 

@@ -9,6 +9,7 @@ from jaxbody.joints.orientation_joints import (
     RpyFloatingJoint,
     TranslationalJoint,
 )
+from jaxbody.joints.simbody_joints import GimbalJoint
 from jaxbody.joints.simple_joints import (
     PlanarJoint,
     PrismaticJoint,
@@ -19,7 +20,7 @@ from jaxbody.joints.simple_joints import (
 )
 
 __all__ = [
-    "BallJoint", "BallRpyJoint", "CylindricalJoint", "Joint", "PlanarJoint", "PrismaticJoint",
+    "BallJoint", "BallRpyJoint", "CylindricalJoint", "GimbalJoint", "Joint", "PlanarJoint", "PrismaticJoint",
     "QuaternionFloatingJoint", "RevoluteJoint", "RpyFloatingJoint", "ScrewJoint",
     "TranslationalJoint", "UniversalJoint", "WeldJoint",
 ]

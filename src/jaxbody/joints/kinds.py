@@ -412,8 +412,10 @@ class Translational(JointKind):
         return _stack_H(jnp.zeros((k, 3, 3), q.dtype), _eye(k, 3, q.dtype))
 
 
+from jaxbody.joints.simbody_kinds import Gimbal  # noqa: E402 (it builds on the base above)
+
 ALL_KINDS = (
     Weld, Revolute, Prismatic, Screw, Universal, Planar, BallRpy, RpyFloating,
-    QuaternionFloating, Ball, Cylindrical, Translational,
+    QuaternionFloating, Ball, Cylindrical, Translational, Gimbal,
 )
 KIND_BY_NAME = {k.name: k for k in ALL_KINDS}

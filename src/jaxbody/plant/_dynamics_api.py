@@ -23,6 +23,7 @@ from jaxbody.algorithms.implicit_dynamics import (
     with_state_jacobians,
 )
 from jaxbody.algorithms.spatial import wrench_about_origin
+from jaxbody.joints.simbody_kinds import Gimbal, gimbal_lock
 from jaxbody.math.cholesky import cholesky, cholesky_solve, spd_solve
 from jaxbody.plant.context import _check_shape
 
@@ -255,6 +256,11 @@ class DynamicsAPI:
         for j in self._joints:  # host side, on concrete values only
             if j.num_velocities() == 0:
                 continue
+            if j.kind is Gimbal and bool(gimbal_lock(np.asarray(j.GetPositions(context)))):
+                raise ValueError(
+                    f"{what}: gimbal joint '{j.name()}' is at its singularity (middle angle "
+                    "±90°, |cos θ1| < 1e-3): its first and third axes align and the mass "
+                    "matrix is singular. Use a BallJoint (quaternion) for large rotations.")
             vs = slice(j.velocity_start(), j.velocity_start() + j.num_velocities())
             child = j.child_body()
             massless = outboard[topo.body_node[int(child.index())]] <= 0.0

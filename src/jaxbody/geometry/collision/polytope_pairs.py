@@ -16,7 +16,8 @@ E_A·E_B·(V_A + V_B), 28 GB for a panda's self-collisions. Above `_ALL_EDGE_AXE
 edge-edge axes are instead the pairs whose arcs cross on the Gauss map, i.e. that build a face
 of the Minkowski difference [Gregorius, GDC 2013]; their overlap is read off the edges
 themselves (O(1) per pair). When the polytopes overlap, the penetration depth and normal are
-the same as with every axis (the least overlap lies on a Minkowski face). The query refuses
+the same as with every axis (the least overlap lies on a Minkowski face); an edge-edge contact
+point is then exact: the closest points of the two supporting edges. The query refuses
 configurations whose total cost exceeds `query.MAX_POLYTOPE_WORK` (talos's or g1's mesh
 self-collisions) with the remedies.
 
@@ -126,6 +127,17 @@ def _edge_candidates_gauss_map(vA, mA, vB, mB, params_a, X_WA, params_b, X_WB):
     return (-n).reshape(-1, 3), overlap.reshape(-1), ok.reshape(-1)
 
 
+def _closest_points_of_lines(p1, d1, p2, d2):
+    """The closest points of the lines p1 + s·d1 and p2 + t·d2 (not parallel)."""
+    r = p1 - p2
+    a, b, c = d1 @ d1, d1 @ d2, d2 @ d2
+    d, e = d1 @ r, d2 @ r
+    den = a * c - b * b
+    den = jnp.where(den > 0, den, 1.0)
+    s, t = (b * e - c * d) / den, (a * e - b * d) / den
+    return p1 + s * d1, p2 + t * d2
+
+
 # Above this many projections (edge pairs × vertices) per polytope pair the edge-edge axes are
 # pruned on the Gauss map (`_edge_candidates_gauss_map`); below, all cross products are tested.
 _ALL_EDGE_AXES_LIMIT = 20_000
@@ -149,10 +161,12 @@ def polytope_polytope(params_a, X_WA, params_b, X_WB, single=False) -> ContactPo
     Nf, of, mf, kf = _face_candidates(vA, mA, vB, mB, params_a, X_WA[0], params_b, X_WB[0])
     work = (params_a["edges"].shape[0] * params_b["edges"].shape[0]
             * (vA.shape[0] + vB.shape[0]))
-    if work <= _ALL_EDGE_AXES_LIMIT or "gm_e" not in params_a or "gm_e" not in params_b:
-        Ne, oe, me = _edge_candidates_all(vA, mA, vB, mB, params_a, X_WA[0], params_b, X_WB[0])
-    else:
+    gauss_map = not (work <= _ALL_EDGE_AXES_LIMIT or "gm_e" not in params_a
+                     or "gm_e" not in params_b)
+    if gauss_map:
         Ne, oe, me = _edge_candidates_gauss_map(vA, mA, vB, mB, params_a, X_WA, params_b, X_WB)
+    else:
+        Ne, oe, me = _edge_candidates_all(vA, mA, vB, mB, params_a, X_WA[0], params_b, X_WB[0])
     N = jnp.concatenate([Nf, Ne], 0)
     overlap = jnp.concatenate([of, oe])
     umask = jnp.concatenate([mf, me])
@@ -172,6 +186,14 @@ def polytope_polytope(params_a, X_WA, params_b, X_WB, single=False) -> ContactPo
                       jnp.where(kind[j] == 0, vB[iB] + phi_sat * n, mid - (mid @ n - l_A) * n))
     sat_b = jnp.where(kind[j] == 1, vA[iA] - phi_sat * n,
                       jnp.where(kind[j] == 0, vB[iB], mid - (mid @ n - h_B) * n))
+    if gauss_map:  # the supporting edges are known: their closest points, exactly
+        e = jnp.maximum(j - Nf.shape[0], 0)
+        hb = params_b["gm_e"].shape[0]
+        ca, cb = _closest_points_of_lines(
+            to_world(X_WA, params_a["gm_p"][e // hb]), X_WA[0] @ params_a["gm_e"][e // hb],
+            to_world(X_WB, params_b["gm_p"][e % hb]), X_WB[0] @ params_b["gm_e"][e % hb])
+        sat_a = jnp.where(kind[j] == 2, ca, sat_a)
+        sat_b = jnp.where(kind[j] == 2, cb, sat_b)
     sat = ContactPoints(phi_sat[None], sat_a[None], sat_b[None], n[None],
                         jnp.asarray([True]) if single else (kind[j] == 2)[None])
     if single:
