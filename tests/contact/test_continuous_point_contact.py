@@ -190,8 +190,8 @@ def test_contact_model_switches():
     assert plant.get_discrete_contact_approximation() is jb.DiscreteContactApproximation.kSap
     with pytest.raises(ValueError, match="kHydroelastic is not supported yet"):
         plant.set_contact_model(jb.ContactModel.kHydroelastic)
-    with pytest.raises(ValueError, match="kLagged is not supported yet"):
-        plant.set_discrete_contact_approximation(jb.DiscreteContactApproximation.kLagged)
+    with pytest.raises(ValueError, match="kTamsi is not supported"):
+        plant.set_discrete_contact_approximation(jb.DiscreteContactApproximation.kTamsi)
     with pytest.raises(ValueError, match="strictly positive"):
         plant.set_penetration_allowance(0.0)
     plant.set_contact_model(jb.ContactModel.kPoint)
