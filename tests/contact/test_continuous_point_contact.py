@@ -198,3 +198,16 @@ def test_contact_model_switches():
     plant.Finalize()
     assert plant.get_contact_penalty_method_time_scale() == pytest.approx(
         1.0 / np.sqrt(9.81 / 1e-3))
+
+
+def test_stiction_tolerance_is_set_before_finalize():
+    """After Finalize it is refused (jit-compiled code keyed on the plant could keep the old
+    value); bad values and types are refused with the argument named."""
+    plant, _ = _build("jaxbody")
+    with pytest.raises(RuntimeError, match="set_stiction_tolerance"):
+        plant.set_stiction_tolerance(0.001)
+    fresh = jb.MultibodyPlant(0.0)
+    with pytest.raises(ValueError, match="v_stiction must be > 0"):
+        fresh.set_stiction_tolerance(0.0)
+    with pytest.raises(TypeError, match="expected a bool"):
+        fresh.set_contact_enabled("no")

@@ -142,15 +142,14 @@ class ContactModelAPI:
 
     def set_stiction_tolerance(self, v_stiction=DEFAULT_STICTION_TOLERANCE):
         """The stiction tolerance v_s (m/s): the Stribeck model's of a continuous plant, the
-        friction regularization of kSimilar/kLagged discrete steps. Also after Finalize (as
-        Drake allows): the plant's content key changes, so compiled code is not reused."""
+        friction regularization of kSimilar/kLagged discrete steps. Before Finalize() (Drake
+        also allows it after; here compiled code keyed on the plant could keep the old value,
+        so it is refused)."""
+        self._require_not_finalized("set_stiction_tolerance")
         v = float(v_stiction)
         if not (math.isfinite(v) and v > 0):
             raise ValueError(f"set_stiction_tolerance: v_stiction must be > 0, got {v_stiction!r}")
         self._stiction_tolerance = v
-        if getattr(self, "_finalized", False):
-            self._discrete_cache = None
-            self._invalidate_content_key()
 
     def stiction_tolerance(self):
         return getattr(self, "_stiction_tolerance", DEFAULT_STICTION_TOLERANCE)
