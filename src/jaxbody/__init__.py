@@ -33,8 +33,14 @@ from jaxbody.plant import (
 from jaxbody.joints import (
     BallJoint,
     BallRpyJoint,
-    GimbalJoint,
+    BendStretchJoint,
+    CustomJoint,
     CylindricalJoint,
+    EllipsoidJoint,
+    FreeLineJoint,
+    FunctionBasedJoint,
+    GimbalJoint,
+    LineOrientationJoint,
     Joint,
     PlanarJoint,
     PrismaticJoint,
@@ -108,7 +114,9 @@ from jaxbody.parsers import PackageMap, ParseError, ParseWarning, Parser
 __version__ = "0.1.0"
 
 __all__ = [
-    "BallJoint", "BallRpyJoint", "GimbalJoint", "BodyFrame", "BodyIndex", "Context", "CylindricalJoint",
+    "BallJoint", "BallRpyJoint", "BendStretchJoint", "CustomJoint", "EllipsoidJoint",
+    "FreeLineJoint", "FunctionBasedJoint",
+    "GimbalJoint", "LineOrientationJoint", "BodyFrame", "BodyIndex", "Context", "CylindricalJoint",
     "ContactModel", "DiscreteContactApproximation", "DistanceConstraintParams",
     "PdControllerGains",
     "FixedOffsetFrame", "Frame", "FrameIndex", "JacobianWrtVariable", "Joint", "JointActuator",

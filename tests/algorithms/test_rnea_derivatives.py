@@ -23,7 +23,7 @@ from jaxbody.algorithms.spatial import wrench_about_origin
 KIND_SETS = {
     "drake": rt.DRAKE_KINDS,
     "simbody": ("ball", "cylindrical", "translational", "revolute", "quaternion_floating",
-                "gimbal"),
+                "gimbal", "bend_stretch"),
 }
 CASES = [(k, seed) for k in KIND_SETS for seed in range(2)]
 TOL = 1e-12  # relative to the largest entry

@@ -15,7 +15,7 @@ from jaxbody.algorithms.batch_minor import dispatch
 KIND_SETS = {
     "drake": rt.DRAKE_KINDS,
     "simbody": ("ball", "cylindrical", "translational", "revolute", "quaternion_floating",
-                "gimbal"),
+                "gimbal", "bend_stretch"),
 }
 
 

@@ -13,6 +13,7 @@ import numpy as np
 
 DRAKE_KINDS = ("revolute", "prismatic", "screw", "universal", "planar", "ball_rpy",
                "rpy_floating", "quaternion_floating", "weld")
+ELLIPSOID_RADII = (0.3, 0.45, 0.6)  # the semi-axes of random trees' ellipsoid joints
 
 
 @dataclasses.dataclass
@@ -145,6 +146,14 @@ def _make_joint(mod, js, name, F, M):
         return mod.TranslationalJoint(name, F, M, (js.damping,) * 3)
     if js.kind == "gimbal":
         return mod.GimbalJoint(name, F, M, js.damping)
+    if js.kind == "bend_stretch":
+        return mod.BendStretchJoint(name, F, M, (js.damping,) * 2)
+    if js.kind == "line_orientation":
+        return mod.LineOrientationJoint(name, F, M, (js.damping,) * 2)
+    if js.kind == "free_line":
+        return mod.FreeLineJoint(name, F, M, js.damping)
+    if js.kind == "ellipsoid":
+        return mod.EllipsoidJoint(name, F, M, ELLIPSOID_RADII, js.damping)
     raise ValueError(js.kind)
 
 

@@ -18,6 +18,7 @@ CONSTANTS = {
     "revolute": {"axis": AXIS[None]},
     "prismatic": {"axis": AXIS[None]},
     "screw": {"axis": AXIS[None], "pitch": np.array([0.4])},
+    "ellipsoid": {"semi_axes": np.array([[0.3, 0.5, 0.7]])},
 }
 MOVING_KINDS = [k for k in kinds.ALL_KINDS if k.nv > 0]
 

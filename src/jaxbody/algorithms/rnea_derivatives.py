@@ -50,6 +50,10 @@ class _Relations:
         P = sup.T & ~same
         pairs = []
         for g in topo.groups:
+            if g.kind.moves is None:
+                raise ValueError(
+                    f"analytic RNEA derivatives: joint kind '{g.kind.name}' does not carry its "
+                    "columns rigidly (moves = None); differentiate it by autodiff instead")
             for a, b in g.kind.moves:
                 P[g.vidx[:, a], g.vidx[:, b]] = True
                 pairs += list(zip(g.vidx[:, a], g.vidx[:, b]))

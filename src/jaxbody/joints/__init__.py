@@ -1,5 +1,6 @@
 """Joints: builder-side classes with Drake's API and the per-kind kinematics kernels."""
 
+from jaxbody.joints.custom_joint import CustomJoint, FunctionBasedJoint
 from jaxbody.joints.joint import Joint
 from jaxbody.joints.orientation_joints import (
     BallJoint,
@@ -9,7 +10,13 @@ from jaxbody.joints.orientation_joints import (
     RpyFloatingJoint,
     TranslationalJoint,
 )
-from jaxbody.joints.simbody_joints import GimbalJoint
+from jaxbody.joints.simbody_joints import (
+    BendStretchJoint,
+    EllipsoidJoint,
+    FreeLineJoint,
+    GimbalJoint,
+    LineOrientationJoint,
+)
 from jaxbody.joints.simple_joints import (
     PlanarJoint,
     PrismaticJoint,
@@ -20,7 +27,9 @@ from jaxbody.joints.simple_joints import (
 )
 
 __all__ = [
-    "BallJoint", "BallRpyJoint", "CylindricalJoint", "GimbalJoint", "Joint", "PlanarJoint", "PrismaticJoint",
+    "BallJoint", "BallRpyJoint", "BendStretchJoint", "CustomJoint", "CylindricalJoint",
+    "EllipsoidJoint", "FreeLineJoint", "FunctionBasedJoint", "GimbalJoint", "Joint",
+    "LineOrientationJoint", "PlanarJoint", "PrismaticJoint",
     "QuaternionFloatingJoint", "RevoluteJoint", "RpyFloatingJoint", "ScrewJoint",
     "TranslationalJoint", "UniversalJoint", "WeldJoint",
 ]

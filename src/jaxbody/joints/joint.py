@@ -214,10 +214,10 @@ class Joint(MultibodyElement):
         return context._with_v_slice(self._v_slice(), v, f"Joint '{self._name}' velocities")
 
     def can_rotate(self) -> bool:
-        return self.kind.name not in ("prismatic", "translational", "weld")
+        return self.kind.rotates
 
     def can_translate(self) -> bool:
-        return self.kind.name not in ("revolute", "universal", "ball_rpy", "ball", "weld")
+        return self.kind.translates
 
     def _static_key(self):
         """Everything about this joint that traced code depends on (for plant hashing)."""

@@ -79,10 +79,14 @@ class JointKind:
     nv = 0
     has_quaternion = False
     is_rpy = False
+    rotates = True  # Drake's Joint::can_rotate / can_translate
+    translates = True
     # (j, k) pairs: dof j of the joint moves column k of its own subspace rigidly, i.e.
     # ∂(column k)/∂(dof j) = column j × column k in Plücker coordinates (columns not listed are
     # fixed in F). Must be transitive. The analytic RNEA derivatives
     # (`algorithms/rnea_derivatives.py`) rely on it; a test checks it against subspace_dot_v.
+    # None: the columns are not carried rigidly; the plant then differentiates the dynamics by
+    # forward-mode autodiff instead (`MultibodyPlant._analytic_state_derivatives`).
     moves = ()
 
     @classmethod
@@ -104,6 +108,7 @@ class JointKind:
 
 class Weld(JointKind):
     name = "weld"
+    rotates = translates = False
 
     @staticmethod
     def transform(q, c):
@@ -116,6 +121,7 @@ class Weld(JointKind):
 
 class Revolute(JointKind):
     name = "revolute"
+    translates = False
     suffixes = ("q",), ("w",)
     nq = nv = 1
 
@@ -132,6 +138,7 @@ class Revolute(JointKind):
 
 class Prismatic(JointKind):
     name = "prismatic"
+    rotates = False
     suffixes = ("x",), ("v",)
     nq = nv = 1
 
@@ -168,6 +175,7 @@ class Screw(JointKind):
 
 class Universal(JointKind):
     name = "universal"
+    translates = False
     suffixes = ("qx", "qy"), ("wx", "wy")
     nq = nv = 2
     moves = ((0, 1),)  # the second axis turns with the first
@@ -278,6 +286,7 @@ def _block_diag(A, B):
 
 class BallRpy(JointKind):
     name = "ball_rpy"
+    translates = False
     suffixes = ("qx", "qy", "qz"), ("wx", "wy", "wz")
     nq = nv = 3
     is_rpy = True
@@ -354,6 +363,7 @@ class QuaternionFloating(JointKind):
 
 class Ball(JointKind):
     name = "ball"
+    translates = False
     suffixes = ("qw", "qx", "qy", "qz"), ("wx", "wy", "wz")
     nq, nv = 4, 3
     has_quaternion = True
@@ -399,6 +409,7 @@ class Cylindrical(JointKind):
 
 class Translational(JointKind):
     name = "translational"
+    rotates = False
     suffixes = ("x", "y", "z"), ("vx", "vy", "vz")
     nq = nv = 3
 
@@ -412,10 +423,17 @@ class Translational(JointKind):
         return _stack_H(jnp.zeros((k, 3, 3), q.dtype), _eye(k, 3, q.dtype))
 
 
-from jaxbody.joints.simbody_kinds import Gimbal  # noqa: E402 (it builds on the base above)
+from jaxbody.joints.simbody_kinds import (  # noqa: E402 (they build on the base above)
+    BendStretch,
+    Ellipsoid,
+    FreeLine,
+    Gimbal,
+    LineOrientation,
+)
 
 ALL_KINDS = (
     Weld, Revolute, Prismatic, Screw, Universal, Planar, BallRpy, RpyFloating,
-    QuaternionFloating, Ball, Cylindrical, Translational, Gimbal,
+    QuaternionFloating, Ball, Cylindrical, Translational, Gimbal, BendStretch, LineOrientation,
+    FreeLine, Ellipsoid,
 )
 KIND_BY_NAME = {k.name: k for k in ALL_KINDS}

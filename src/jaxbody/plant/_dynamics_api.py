@@ -109,6 +109,7 @@ class DynamicsAPI:
             context.q, context.v, lambda a, _: inverse_dynamics(a, _, freeze_state=True),
             lambda a, _: self._inverse_dynamics_state_jacobians(a[0], a[1], "CalcInverseDynamics",
                                                                 False, a[2]))
+        state = state if self._analytic_state_derivatives() else None
         return with_state_jacobians(inverse_dynamics, (context, vdot, external_forces), state)
 
     def CalcBiasTerm(self, context):
@@ -211,6 +212,7 @@ class DynamicsAPI:
             context.q, context.v,
             lambda a, vdot: self._velocity_residual(*a, vdot, what, freeze_state=True),
             lambda a, vdot: self._inverse_dynamics_state_jacobians(a[0], vdot, what, True, a[2]))
+        state = state if self._analytic_state_derivatives() else None
         vdot = implicit_forward_dynamics(
             lambda a: self._forward_dynamics(*a, method=method),
             lambda a, vdot: self._velocity_residual(*a, vdot, what),
@@ -350,6 +352,12 @@ class DynamicsAPI:
         if F_O is not None:
             r = r - rnea.project_to_joints(self._topology, dk, F_O.at[0].set(0.0))
         return r
+
+    def _analytic_state_derivatives(self) -> bool:
+        """Whether every joint kind's columns are carried rigidly (``JointKind.moves``), so the
+        (q, v) tangents of the dynamics come from the analytic RNEA derivatives; otherwise (an
+        `EllipsoidJoint`, a `CustomJoint`) they come from forward-mode autodiff."""
+        return all(g.kind.moves is not None for g in self._topology.groups)
 
     def _inverse_dynamics_state_jacobians(self, context, vdot, what, gravity, forces=None):
         """(∂/∂q (nv, nq), ∂/∂v (nv, nv)) of M v̇ + C v − Σ Jᵀ F (− τ_g if ``gravity``), F the

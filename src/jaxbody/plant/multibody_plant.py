@@ -38,6 +38,7 @@ from jaxbody.plant._lookup_api import LookupAPI
 from jaxbody.plant._mass_properties_api import MassPropertiesAPI
 from jaxbody.plant._names_api import NamesAPI
 from jaxbody.plant._state_api import StateAPI
+from jaxbody.plant._station_api import StationAPI
 from jaxbody.plant.actuator import JointActuator
 from jaxbody.plant.elements import (
     BodyFrame,
@@ -59,7 +60,7 @@ TRIANGLE_INEQUALITY_TOLERANCE = 1e-10
 
 class MultibodyPlant(ConstraintsAPI, ConstraintParamsAPI, ContactModelAPI, ContactQueryAPI,
                      LookupAPI, NamesAPI, StateAPI, KinematicsAPI, MassPropertiesAPI, DynamicsAPI,
-                     ForcesAPI, GeometryAPI, DiscreteAPI):
+                     ForcesAPI, GeometryAPI, DiscreteAPI, StationAPI):
     """A multibody model: the builder before ``Finalize()``, a pure-function engine after.
 
     Args:
