@@ -172,11 +172,17 @@ def test_two_inboard_joints_raise(plant):
         plant.Finalize()
 
 
-def test_world_as_child_raises(plant):
+def test_world_as_child_is_a_reversed_joint(plant):
+    """As in Drake: the joint's parent body hangs from the world (tests/plant/
+    test_reversed_joints.py checks the dynamics against pydrake)."""
     a = plant.AddRigidBody("a", box_inertia())
-    plant.AddJoint(jb.RevoluteJoint("aw", a.body_frame(), plant.world_frame(), [0, 0, 1]))
-    with pytest.raises(ValueError, match="world as its child"):
-        plant.Finalize()
+    joint = plant.AddJoint(jb.RevoluteJoint("aw", a.body_frame(), plant.world_frame(),
+                                            [0, 0, 1]))
+    plant.Finalize()
+    assert plant.num_positions() == 1 and joint.position_start() == 0
+    ctx = joint.set_angle(plant.CreateDefaultContext(), 0.5)
+    R = np.asarray(plant.EvalBodyPoseInWorld(ctx, a).rotation().matrix())
+    np.testing.assert_allclose(R, jb.RotationMatrix.MakeZRotation(-0.5).matrix(), atol=1e-15)
 
 
 @pytest.mark.parametrize("mass, com, G, match", [

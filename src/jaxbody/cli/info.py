@@ -19,21 +19,23 @@ def add_arguments(p):
 
 
 def _tree(plant) -> list:
-    """The kinematic tree, one line per body, indented by depth below the world."""
+    """The kinematic tree, one line per body, indented by depth below the world (a reversed
+    joint, whose child is inboard of its parent, is marked so)."""
     children = {}
-    for i in range(plant.num_joints()):
-        j = plant.get_joint(i)
-        children.setdefault(int(j.parent_body().index()), []).append(j)
+    for b, (j, rev) in sorted(plant._inboard.items()):
+        parent = j.child_body() if rev else j.parent_body()
+        children.setdefault(int(parent.index()), []).append((int(j.index()), b, j, rev))
     lines = []
 
-    def visit(body, depth, joint):
-        how = "" if joint is None else f"  <- {joint.type_name()} '{joint.name()}'"
+    def visit(body, depth, joint, rev):
+        how = "" if joint is None else \
+            f"  <- {joint.type_name()} '{joint.name()}'{' (reversed)' if rev else ''}"
         mass = "" if joint is None else f", {body.default_mass():.4g} kg"
         lines.append(f"  {'  ' * depth}{body.name()}{mass}{how}")
-        for j in children.get(int(body.index()), []):
-            visit(j.child_body(), depth + 1, j)
+        for _, b, j, r in sorted(children.get(int(body.index()), []), key=lambda e: e[0]):
+            visit(plant._bodies[b], depth + 1, j, r)
 
-    visit(plant.world_body(), 0, None)
+    visit(plant.world_body(), 0, None, False)
     return lines
 
 

@@ -264,8 +264,9 @@ class DynamicsAPI:
                     "±90°, |cos θ1| < 1e-3): its first and third axes align and the mass "
                     "matrix is singular. Use a BallJoint (quaternion) for large rotations.")
             vs = slice(j.velocity_start(), j.velocity_start() + j.num_velocities())
-            child = j.child_body()
-            massless = outboard[topo.body_node[int(child.index())]] <= 0.0
+            node = int(np.flatnonzero(topo.node_joint == int(j.index()))[0])
+            child = self._bodies[int(topo.node_body[node])]  # outboard, reversed or not
+            massless = outboard[node] <= 0.0
             if not (massless or np.any(diag[vs] <= 1e-14 * scale)):
                 continue
             why = ("it and every body outboard of it have zero mass" if massless else

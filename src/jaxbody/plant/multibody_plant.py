@@ -52,6 +52,7 @@ from jaxbody.plant.elements import (
     check_index,
 )
 from jaxbody.plant.fingerprint import plant_fingerprint
+from jaxbody.plant.forest import grow_forest
 from jaxbody.plant.topology import compile_topology
 
 # Relative slack allowed in the triangle inequality of principal moments before warning.
@@ -262,30 +263,9 @@ class MultibodyPlant(ConstraintsAPI, ConstraintParamsAPI, ContactModelAPI, Conta
         """Adds floating joints to free bodies, validates the model and compiles the tree."""
         if self._finalized:
             raise RuntimeError("MultibodyPlant.Finalize: the plant is already finalized")
-        inboard = {}
-        for j in self._joints:
-            child = j.child_body()
-            if child.index() == 0:
-                raise ValueError(
-                    f"Joint '{j.name()}' has the world as its child body; jaxbody requires each "
-                    "joint's child to be outboard of its parent (swap the frames)")
-            if int(child.index()) in inboard:
-                other = inboard[int(child.index())]
-                raise ValueError(
-                    f"Body '{child.name()}' is the child of two joints, '{other.name()}' and "
-                    f"'{j.name()}': this closes a kinematic loop, which a tree cannot hold "
-                    "(use a constraint instead)")
-            inboard[int(child.index())] = j
-        self._check_loops(inboard)
-        # Free bodies get floating joints in Drake's base-body order: the body that is a parent
-        # most often first, ties to the lowest index (this fixes both joint indices and q order).
-        parent_count = {}
-        for j in self._joints:
-            k = int(j.parent_body().index())
-            parent_count[k] = parent_count.get(k, 0) + 1
-        free = [b for b in self._bodies[1:] if int(b.index()) not in inboard]
-        for body in sorted(free, key=lambda b: (-parent_count.get(int(b.index()), 0), int(b.index()))):
-            self._add_floating_joint(body)
+        # Each body's inboard joint, reversed where the tree reaches a joint from its child's
+        # side; floating joints for the groups the world does not reach (`forest.py`).
+        self._inboard = grow_forest(self, self._add_floating_joint)
         for body in self._bodies[1:]:
             _warn_triangle_inequality(body)
         self._topology = compile_topology(self)
@@ -293,19 +273,6 @@ class MultibodyPlant(ConstraintsAPI, ConstraintParamsAPI, ContactModelAPI, Conta
         self._build_defaults()
         self._finalize_contact_query()
         self._warn_unused_hydroelastic()
-
-    def _check_loops(self, inboard):
-        for body in self._bodies[1:]:
-            seen = [body.name()]
-            b = int(body.index())
-            while b in inboard:
-                b = int(inboard[b].parent_body().index())
-                if b == int(body.index()):
-                    raise ValueError("Kinematic loop through bodies " + " -> ".join(seen)
-                                     + f" -> {body.name()}: a tree cannot hold it")
-                seen.append(self._bodies[b].name())
-                if len(seen) > len(self._bodies):  # pragma: no cover
-                    break
 
     def _add_floating_joint(self, body):
         name = body.name()

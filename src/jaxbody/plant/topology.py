@@ -14,6 +14,7 @@ import hashlib
 
 import numpy as np
 
+from jaxbody.joints.reversed_kind import reversed_kind
 from jaxbody.plant.dof_tree import DofTree, compile_dof_tree
 
 
@@ -81,21 +82,27 @@ def _depth_first_order(num_bodies, joints_by_child, children_of):
     return order
 
 
+def _tree_parent(joint, reversed_):
+    """The body a joint hangs from in the tree: its parent, or its child when reversed."""
+    return int((joint.child_body() if reversed_ else joint.parent_body()).index())
+
+
 def compile_topology(plant) -> Topology:
-    """Builds the `Topology` of a plant whose every non-world body has one inboard joint."""
+    """Builds the `Topology` of a plant whose every non-world body has one inboard joint
+    (``plant._inboard``: body -> (joint, reversed), from `forest.grow_forest`). A reversed
+    joint's node moves its frame F relative to M (`joints/reversed_kind.py`)."""
     bodies = plant._bodies
     joints = plant._joints
     nb = len(bodies)
     children_of = {}
-    inboard = {}
+    inboard = {b: j for b, (j, _) in plant._inboard.items()}
+    reversed_ = {b for b, (_, rev) in plant._inboard.items() if rev}
     parent_count = {}
     for j in joints:
         p = int(j.parent_body().index())
         parent_count[p] = parent_count.get(p, 0) + 1
-    for j in joints:
-        child = int(j.child_body().index())
-        parent = int(j.parent_body().index())
-        inboard[child] = j
+    for child, j in inboard.items():
+        parent = _tree_parent(j, child in reversed_)
         # Drake's order of trees: joints the user made to the world first (by joint index); then
         # the free bodies' trees, by Drake's base-body policy: the body that is a parent most
         # often first, ties to the lowest body index.
@@ -119,14 +126,18 @@ def compile_topology(plant) -> Topology:
     q_start = np.zeros(nb, dtype=np.int64)
     v_start = np.zeros(nb, dtype=np.int64)
     nq = nv = 0
+    node_kind = [None] * nb
     for node in range(1, nb):
-        j = inboard[int(node_body[node])]
-        p = int(body_node[int(j.parent_body().index())])
+        body = int(node_body[node])
+        j, rev = inboard[body], body in reversed_
+        p = int(body_node[_tree_parent(j, rev)])
         parent[node] = p
         depth[node] = depth[p] + 1
         node_joint[node] = int(j.index())
-        fparent[node] = int(j.frame_on_parent().index())
-        fchild[node] = int(j.frame_on_child().index())
+        F, M = (j.frame_on_child(), j.frame_on_parent()) if rev else \
+            (j.frame_on_parent(), j.frame_on_child())
+        fparent[node], fchild[node] = int(F.index()), int(M.index())
+        node_kind[node] = reversed_kind(j.kind) if rev else j.kind
         q_start[node], v_start[node] = nq, nv
         j._position_start, j._velocity_start = nq, nv
         nq += j.kind.nq
@@ -137,12 +148,12 @@ def compile_topology(plant) -> Topology:
     by_kind = {}
     for node in range(1, nb):
         j = joints[node_joint[node]]
-        by_kind.setdefault(j.kind.name, []).append((node, j))
+        by_kind.setdefault(node_kind[node].name, []).append((node, j))
     groups = []
     dof_node = np.zeros(nv, dtype=np.int64)
     for name in sorted(by_kind):
         members = by_kind[name]
-        kind = members[0][1].kind
+        kind = node_kind[members[0][0]]
         nodes = np.asarray([n for n, _ in members], dtype=np.int64)
         qidx = np.asarray([q_start[n] + np.arange(kind.nq) for n in nodes], dtype=np.int64)
         vidx = np.asarray([v_start[n] + np.arange(kind.nv) for n in nodes], dtype=np.int64)

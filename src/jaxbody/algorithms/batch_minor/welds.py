@@ -37,8 +37,11 @@ def weld_plan(topo) -> WeldPlan:
     for g in topo.groups:
         if g.kind.nv == 0:
             for i, node in enumerate(g.nodes):
-                weld[int(node)] = (np.asarray(g.constants["R_FM"][i], float),
-                                   np.asarray(g.constants["p_FM"][i], float))
+                R = np.asarray(g.constants["R_FM"][i], float)
+                p = np.asarray(g.constants["p_FM"][i], float)
+                if getattr(g.kind, "forward", None) is not None:  # a reversed weld: X_MF
+                    R, p = R.T, -R.T @ p
+                weld[int(node)] = (R, p)
     rep, depth = np.arange(n), np.zeros(n, np.int64)
     for i in range(1, n):  # parents precede children
         if i in weld:
