@@ -361,74 +361,15 @@ class QuaternionFloating(JointKind):
         return _block_diag(_quat_Nplus(q[:, :4]), _eye(q.shape[0], 3, q.dtype))
 
 
-class Ball(JointKind):
-    name = "ball"
-    translates = False
-    suffixes = ("qw", "qx", "qy", "qz"), ("wx", "wy", "wz")
-    nq, nv = 4, 3
-    has_quaternion = True
-
-    @classmethod
-    def default_q(cls):
-        return [1.0, 0.0, 0.0, 0.0]
-
-    @staticmethod
-    def transform(q, c):
-        return quaternion_to_rotation(q), jnp.zeros((q.shape[0], 3), q.dtype)
-
-    @staticmethod
-    def subspace(q, c):
-        k = q.shape[0]
-        return _stack_H(_eye(k, 3, q.dtype), jnp.zeros((k, 3, 3), q.dtype))
-
-    @staticmethod
-    def N(q, c):
-        return _quat_N(q)
-
-    @staticmethod
-    def Nplus(q, c):
-        return _quat_Nplus(q)
-
-
-class Cylindrical(JointKind):
-    name = "cylindrical"
-    suffixes = ("qz", "z"), ("wz", "vz")
-    nq = nv = 2
-    moves = ((1, 0),)
-
-    @staticmethod
-    def transform(q, c):
-        z = jnp.zeros_like(q[:, :1])
-        return rot_z(q[:, 0]), jnp.concatenate([z, z, q[:, 1:2]], -1)
-
-    @staticmethod
-    def subspace(q, c):
-        H = jnp.zeros((6, 2), q.dtype).at[2, 0].set(1.0).at[5, 1].set(1.0)
-        return jnp.broadcast_to(H, (q.shape[0], 6, 2))
-
-
-class Translational(JointKind):
-    name = "translational"
-    rotates = False
-    suffixes = ("x", "y", "z"), ("vx", "vy", "vz")
-    nq = nv = 3
-
-    @staticmethod
-    def transform(q, c):
-        return _eye(q.shape[0], 3, q.dtype), q
-
-    @staticmethod
-    def subspace(q, c):
-        k = q.shape[0]
-        return _stack_H(jnp.zeros((k, 3, 3), q.dtype), _eye(k, 3, q.dtype))
-
-
 from jaxbody.joints.simbody_kinds import (  # noqa: E402 (they build on the base above)
+    Ball,
     BendStretch,
+    Cylindrical,
     Ellipsoid,
     FreeLine,
     Gimbal,
     LineOrientation,
+    Translational,
 )
 
 ALL_KINDS = (

@@ -61,6 +61,68 @@ from jaxbody.joints.kinds import (
 from jaxbody.math.so3 import quaternion_to_rotation, rot_x, rot_y, rot_z
 
 
+class Ball(JointKind):
+    name = "ball"
+    translates = False
+    suffixes = ("qw", "qx", "qy", "qz"), ("wx", "wy", "wz")
+    nq, nv = 4, 3
+    has_quaternion = True
+
+    @classmethod
+    def default_q(cls):
+        return [1.0, 0.0, 0.0, 0.0]
+
+    @staticmethod
+    def transform(q, c):
+        return quaternion_to_rotation(q), jnp.zeros((q.shape[0], 3), q.dtype)
+
+    @staticmethod
+    def subspace(q, c):
+        k = q.shape[0]
+        return _stack_H(_eye(k, 3, q.dtype), jnp.zeros((k, 3, 3), q.dtype))
+
+    @staticmethod
+    def N(q, c):
+        return _quat_N(q)
+
+    @staticmethod
+    def Nplus(q, c):
+        return _quat_Nplus(q)
+
+
+class Cylindrical(JointKind):
+    name = "cylindrical"
+    suffixes = ("qz", "z"), ("wz", "vz")
+    nq = nv = 2
+    moves = ((1, 0),)
+
+    @staticmethod
+    def transform(q, c):
+        z = jnp.zeros_like(q[:, :1])
+        return rot_z(q[:, 0]), jnp.concatenate([z, z, q[:, 1:2]], -1)
+
+    @staticmethod
+    def subspace(q, c):
+        H = jnp.zeros((6, 2), q.dtype).at[2, 0].set(1.0).at[5, 1].set(1.0)
+        return jnp.broadcast_to(H, (q.shape[0], 6, 2))
+
+
+class Translational(JointKind):
+    name = "translational"
+    rotates = False
+    suffixes = ("x", "y", "z"), ("vx", "vy", "vz")
+    nq = nv = 3
+
+    @staticmethod
+    def transform(q, c):
+        return _eye(q.shape[0], 3, q.dtype), q
+
+    @staticmethod
+    def subspace(q, c):
+        k = q.shape[0]
+        return _stack_H(jnp.zeros((k, 3, 3), q.dtype), _eye(k, 3, q.dtype))
+
+
 class Gimbal(JointKind):
     name = "gimbal"
     suffixes = ("q0", "q1", "q2"), ("q0dot", "q1dot", "q2dot")
@@ -254,5 +316,5 @@ def rotation_to_body_xyz(R):
     return jnp.stack([t0, t1, t2], -1)
 
 
-__all__ = ["BendStretch", "Ellipsoid", "FreeLine", "Gimbal", "LineOrientation", "gimbal_lock",
-           "rotation_to_body_xyz"]
+__all__ = ["Ball", "BendStretch", "Cylindrical", "Ellipsoid", "FreeLine", "Gimbal",
+           "LineOrientation", "Translational", "gimbal_lock", "rotation_to_body_xyz"]
