@@ -94,7 +94,7 @@ def advance(ctx):
 `step` advances every environment by `CHUNK` = 25 steps (one compiled `lax.scan` per
 environment); the first call compiles."""),
     ("code", """step = sharded_vmap(advance, chunk_size=16)
-B = 4096
+B = int(os.environ.get("JAXBODY_NOTEBOOK_BATCH", 4096))  # the test suite runs 512
 ctxs = jax.vmap(randomized)(jax.random.split(jax.random.PRNGKey(1), B))
 masses = np.asarray(ctxs.parameters.mass[:, int(trunk.index())])
 mus = np.asarray(ctxs.parameters.contact["dynamic_friction"][:, 0])
@@ -124,7 +124,7 @@ From the states at 0.5 s (every foot in contact or about to be), the first B env
 advanced 25 more steps: compile time (a new batch size compiles on its first call: first call
 minus the timed second call) and run time apart; env-steps/s = B × 25 / run time."""),
     ("code", """rows = []
-for Bt in (256, 4096):
+for Bt in (256, B):
     sub = jax.tree_util.tree_map(lambda x: x[:Bt], ctxs)
     t0 = time.perf_counter(); jax.block_until_ready(step(sub)); t_first = time.perf_counter() - t0
     t0 = time.perf_counter(); out = step(sub); jax.block_until_ready(out); t_run = time.perf_counter() - t0

@@ -34,11 +34,11 @@ def _flipped(js):
 DRAKE_REVERSIBLE = ("revolute", "prismatic", "weld")  # what Drake 1.51 can reverse
 
 
-def _spec(seed, flip_kinds=DRAKE_REVERSIBLE):
+def _spec(seed, flip_kinds=DRAKE_REVERSIBLE, num_bodies=7):
     """A random tree whose joints of ``flip_kinds`` are flipped with probability ½; its first
     joint (from the world) is made one of them and flipped: world as its child."""
     rng = np.random.default_rng(900 + seed)
-    spec = rt.random_tree(rng, 7, kinds=KINDS, free_fraction=0.0)
+    spec = rt.random_tree(rng, num_bodies, kinds=KINDS, free_fraction=0.0)
     spec.actuated = []
     for js in spec.joints:
         js.damping = 0.0  # forward dynamics is checked against Drake's M, C and gravity
@@ -126,7 +126,7 @@ def test_reversed_subspaces_are_derivatives_of_the_inverse_pose(base):
 
 
 def test_vmap_and_gradients():
-    spec, rng = _spec(0)
+    spec, rng = _spec(0, num_bodies=4)
     plant = rt.build_jaxbody(spec)
     assert not plant._analytic_state_derivatives()  # reversed kinds take the autodiff path
     base = plant.CreateDefaultContext()
