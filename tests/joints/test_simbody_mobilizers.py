@@ -317,3 +317,32 @@ def test_vmap_and_gradients_on_the_autodiff_path():
     num = (loss(qs[0] + h * e) - loss(qs[0] - h * e)) / (2 * h)
     np.testing.assert_allclose(g @ e, num, rtol=1e-6)
     assert sk.Ellipsoid.moves is None and sk.LineOrientation.moves is None
+
+
+def test_accessors_and_bad_fit_inputs():
+    plant, joint, _ = _single(lambda F, M: jb.BendStretchJoint("bs", F, M))
+    ctx = joint.SetPositions(plant.CreateDefaultContext(), jnp.asarray([0.4, 1.5]))
+    assert float(joint.get_angle(ctx)) == 0.4 and float(joint.get_length(ctx)) == 1.5
+    plant, joint, _ = _single(lambda F, M: jb.FreeLineJoint("fl", F, M))
+    ctx = joint.set_translation(plant.CreateDefaultContext(), [1.0, 2.0, 3.0])
+    np.testing.assert_allclose(joint.get_translation(ctx), [1.0, 2.0, 3.0], atol=0)
+    ctx = joint.SetUToFitLinearVelocity(ctx, [0.1, 0.2, 0.3])
+    np.testing.assert_allclose(joint.get_translational_velocity(ctx), [0.1, 0.2, 0.3], atol=0)
+    plant = jb.MultibodyPlant(0.0)
+    b = plant.AddRigidBody("b", jb.SpatialInertia.SolidBoxWithMass(1.0, 0.1, 0.1, 0.1))
+    line = plant.AddJoint(jb.LineOrientationJoint("lo", plant.world_frame(), b.body_frame()))
+    line.set_default_quaternion([0.0, 1.0, 0.0, 0.0])
+    plant.Finalize()
+    np.testing.assert_allclose(line.get_quaternion(plant.CreateDefaultContext()), [0, 1, 0, 0])
+    plant, joint, _ = _single(lambda F, M: jb.EllipsoidJoint("el", F, M, (0.3, 0.4, 0.5)))
+    np.testing.assert_allclose(joint.radii(), [0.3, 0.4, 0.5])
+    ctx = plant.CreateDefaultContext()
+    with pytest.raises(ValueError, match="EllipsoidJoint 'el'.SetUToFitAngularVelocity: "
+                                         "expected shape \\(3,\\)"):
+        joint.SetUToFitAngularVelocity(ctx, [1.0, 2.0])
+    with pytest.raises(ValueError, match="'el'.SetQToFitRotation: expected shape \\(3, 3\\)"):
+        joint.SetQToFitRotation(ctx, np.eye(2))
+    with pytest.raises(ValueError, match="'el'.SetUToFitVelocity: expected shape \\(6,\\)"):
+        joint.SetUToFitVelocity(ctx, np.zeros(5))
+    with pytest.raises(TypeError, match="'el'.SetQToFitTransform: X_FM must be a RigidTransform"):
+        joint.SetQToFitTransform(ctx, np.eye(4))

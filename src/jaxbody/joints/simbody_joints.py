@@ -15,19 +15,34 @@ import numpy as np
 
 from jaxbody.joints import simbody_kinds
 from jaxbody.joints.joint import Joint
-from jaxbody.math.so3 import quaternion_to_rotation, rotation_to_quaternion, skew
+from jaxbody.math.so3 import (
+    axis_angle_to_rotation,
+    quaternion_to_rotation,
+    rotation_to_quaternion,
+)
+from jaxbody.plant.context import _check_shape
 
 
 def _rotation_array(R):
     return R.matrix() if hasattr(R, "matrix") else jnp.asarray(R)
 
 
-def _spatial_parts(V):
+def _spatial_parts(V, what):
     """(w, v) of a `SpatialVelocity` or a 6-vector [w; v]."""
     if hasattr(V, "rotational"):
         return jnp.asarray(V.rotational()), jnp.asarray(V.translational())
-    V = jnp.asarray(V)
+    V = _check_shape(what, V, (6,))
     return V[:3], V[3:]
+
+
+def _vector3(joint, routine, x):
+    """``x`` as a 3-vector, or an error naming the joint and the routine."""
+    return _check_shape(f"{type(joint).__name__} '{joint.name()}'.{routine}", x, (3,))
+
+
+def _rotation3(joint, routine, R):
+    R = R.matrix() if hasattr(R, "matrix") else R
+    return _check_shape(f"{type(joint).__name__} '{joint.name()}'.{routine}", R, (3, 3))
 
 
 class _FittingJoint(Joint):
@@ -36,24 +51,46 @@ class _FittingJoint(Joint):
 
     def SetQToFitTransform(self, context, X_FM):
         """Rotation first, then translation (Simbody's order)."""
+        if not (hasattr(X_FM, "rotation") and hasattr(X_FM, "translation")):
+            raise TypeError(f"{type(self).__name__} '{self.name()}'.SetQToFitTransform: X_FM "
+                            f"must be a RigidTransform, got {type(X_FM).__name__}")
         context = self.SetQToFitRotation(context, X_FM.rotation())
         return self.SetQToFitTranslation(context, X_FM.translation())
 
     def SetQToFitRotation(self, context, R_FM):
-        return context
+        """q best reproducing ``R_FM`` (a `RotationMatrix` or 3×3)."""
+        return self._fit_rotation(context, _rotation3(self, "SetQToFitRotation", R_FM))
 
     def SetQToFitTranslation(self, context, p_FM):
-        return context
+        """q best reproducing ``p_FM`` (3,), the position of Mo in F."""
+        return self._fit_translation(context, _vector3(self, "SetQToFitTranslation", p_FM))
 
     def SetUToFitVelocity(self, context, V_FM):
         """Angular velocity first, then linear (Simbody's order)."""
-        w, v = _spatial_parts(V_FM)
+        w, v = _spatial_parts(V_FM, f"{type(self).__name__} '{self.name()}'.SetUToFitVelocity")
         return self.SetUToFitLinearVelocity(self.SetUToFitAngularVelocity(context, w), v)
 
     def SetUToFitAngularVelocity(self, context, w_FM):
-        return context
+        """u best reproducing ``w_FM`` (3,) at the context's q."""
+        return self._fit_angular_velocity(
+            context, _vector3(self, "SetUToFitAngularVelocity", w_FM))
 
     def SetUToFitLinearVelocity(self, context, v_FM):
+        """u best reproducing ``v_FM`` (3,), the velocity of Mo in F, at the context's q."""
+        return self._fit_linear_velocity(
+            context, _vector3(self, "SetUToFitLinearVelocity", v_FM))
+
+    # What the mobility can represent; by default nothing (the context unchanged).
+    def _fit_rotation(self, context, R_FM):
+        return context
+
+    def _fit_translation(self, context, p_FM):
+        return context
+
+    def _fit_angular_velocity(self, context, w_FM):
+        return context
+
+    def _fit_linear_velocity(self, context, v_FM):
         return context
 
     def _with_q(self, context, q):
@@ -105,11 +142,11 @@ class GimbalJoint(_FittingJoint):
         """w_FM_F = H(q) q̇ (rad/s)."""
         return self._subspace(context)[:3] @ self.get_angle_rates(context)
 
-    def SetQToFitRotation(self, context, R_FM):
+    def _fit_rotation(self, context, R_FM):
         """The angles that reproduce ``R_FM`` (a `RotationMatrix` or 3×3), θ1 ∈ [−π/2, π/2]."""
         return self._with_q(context, simbody_kinds.rotation_to_body_xyz(_rotation_array(R_FM)))
 
-    def SetUToFitAngularVelocity(self, context, w_FM):
+    def _fit_angular_velocity(self, context, w_FM):
         """The rates q̇ with H(q) q̇ = w_FM_F, by least squares (exact away from gimbal lock,
         the minimum-norm best fit at it)."""
         H = self._subspace(context)[:3]
@@ -136,14 +173,14 @@ class BendStretchJoint(_FittingJoint):
     def get_length(self, context):
         return self.GetPositions(context)[1]
 
-    def SetQToFitRotation(self, context, R_FM):
+    def _fit_rotation(self, context, R_FM):
         """The turn about z closest to ``R_FM``: the angle of its x axis projected on F's xy
         plane (Simbody takes the third body-fixed angle; this is its least-squares best)."""
         R = _rotation_array(R_FM)
         angle = jnp.arctan2(R[1, 0] - R[0, 1], R[0, 0] + R[1, 1])
         return self._with_q(context, self.GetPositions(context).at[0].set(angle))
 
-    def SetQToFitTranslation(self, context, p_FM):
+    def _fit_translation(self, context, p_FM):
         """Polar coordinates of ``p_FM``'s xy part (its z part cannot be reached); the angle is
         kept when that part is nearly zero."""
         p = jnp.asarray(p_FM, context.q.dtype)
@@ -152,10 +189,10 @@ class BendStretchJoint(_FittingJoint):
         angle = jnp.where(d >= 4 * jnp.finfo(q.dtype).eps, jnp.arctan2(p[1], p[0]), q[0])
         return self._with_q(context, jnp.stack([angle, d]))
 
-    def SetUToFitAngularVelocity(self, context, w_FM):
+    def _fit_angular_velocity(self, context, w_FM):
         return self._with_v(context, self.GetVelocities(context).at[0].set(w_FM[2]))
 
-    def SetUToFitLinearVelocity(self, context, v_FM):
+    def _fit_linear_velocity(self, context, v_FM):
         """The slide rate is v_FM along M's x; the turn rate gives v_FM along M's y when the
         length is not near zero."""
         q, u = self.GetPositions(context), self.GetVelocities(context)
@@ -184,7 +221,7 @@ class _QuaternionFitting(_FittingJoint):
         q[:4] = np.asarray(quaternion, float)
         self.set_default_positions(q)
 
-    def SetQToFitRotation(self, context, R_FM):
+    def _fit_rotation(self, context, R_FM):
         return self.set_quaternion(context, rotation_to_quaternion(_rotation_array(R_FM)))
 
 
@@ -203,7 +240,7 @@ class LineOrientationJoint(_QuaternionFitting):
         """w_FM_F = R_FM·(ωx, ωy, 0)."""
         return self._subspace(context)[:3] @ self.GetVelocities(context)
 
-    def SetUToFitAngularVelocity(self, context, w_FM):
+    def _fit_angular_velocity(self, context, w_FM):
         """The x and y components of w_FM in M (its spin about Mz is dropped)."""
         w_M = self._rotation(context).T @ jnp.asarray(w_FM, context.v.dtype)
         return self._with_v(context, w_M[:2])
@@ -231,14 +268,14 @@ class FreeLineJoint(_QuaternionFitting):
     def get_translational_velocity(self, context):
         return self.GetVelocities(context)[2:]
 
-    def SetQToFitTranslation(self, context, p_FM):
+    def _fit_translation(self, context, p_FM):
         return self.set_translation(context, p_FM)
 
-    def SetUToFitAngularVelocity(self, context, w_FM):
+    def _fit_angular_velocity(self, context, w_FM):
         w_M = self._rotation(context).T @ jnp.asarray(w_FM, context.v.dtype)
         return self._with_v(context, self.GetVelocities(context).at[:2].set(w_M[:2]))
 
-    def SetUToFitLinearVelocity(self, context, v_FM):
+    def _fit_linear_velocity(self, context, v_FM):
         v = jnp.asarray(v_FM, context.v.dtype)
         return self._with_v(context, self.GetVelocities(context).at[2:].set(v))
 
@@ -265,7 +302,7 @@ class EllipsoidJoint(_QuaternionFitting):
     def get_angular_velocity(self, context):
         return self.GetVelocities(context)
 
-    def SetQToFitTranslation(self, context, p_FM):
+    def _fit_translation(self, context, p_FM):
         """Turn M (by the smallest rotation) so that Mo lies on the ray from Fo through
         ``p_FM``: n ∝ diag(a, b, c)⁻¹ p. Simbody's routine aims latitude and longitude
         separately, which misses the ray off the coordinate planes. Unchanged for p ≈ 0."""
@@ -277,18 +314,16 @@ class EllipsoidJoint(_QuaternionFitting):
         n_cur = R[:, 2]
         axis = jnp.cross(n_cur, n_new)
         s, c = jnp.linalg.norm(axis), jnp.dot(n_cur, n_new)
-        # Rodrigues with the half-turn case (n_new = −n_cur) turned about M's x axis.
+        # the half-turn case (n_new = −n_cur) turns about M's x axis
         k = jnp.where(s > 1e-12, axis / jnp.where(s > 1e-12, s, 1.0), R[:, 0])
-        angle = jnp.arctan2(s, c)
-        K = skew(k)
-        turn = jnp.eye(3, dtype=p.dtype) + jnp.sin(angle) * K + (1 - jnp.cos(angle)) * K @ K
+        turn = axis_angle_to_rotation(k, jnp.arctan2(s, c))
         R_new = jnp.where(norm > 1e-12, turn @ R, R)
         return self.SetQToFitRotation(context, R_new)
 
-    def SetUToFitAngularVelocity(self, context, w_FM):
+    def _fit_angular_velocity(self, context, w_FM):
         return self._with_v(context, jnp.asarray(w_FM, context.v.dtype))
 
-    def SetUToFitLinearVelocity(self, context, v_FM):
+    def _fit_linear_velocity(self, context, v_FM):
         """The angular velocity that gives v_FM's tangential part (least squares over the
         two rotations about axes in the tangent plane), keeping the spin about n."""
         H = self._subspace(context)

@@ -31,23 +31,26 @@ from jaxbody.plant.context import _check_shape
 
 
 class _Kinematics:
-    """World position, velocity and acceleration of a station, and of a body's frame."""
+    """World pose, spatial velocity and acceleration of a body, and of its stations."""
 
     def __init__(self, plant, context, body, vdot):
         X = plant.EvalBodyPoseInWorld(context, body)
-        V = plant.EvalBodySpatialVelocityInWorld(context, body)
+        self.V_WB = plant.EvalBodySpatialVelocityInWorld(context, body)
         self.R = X.rotation().matrix()
         self.p = X.translation()
-        self.w, self.v = V.rotational(), V.translational()
+        self.w, self.v = self.V_WB.rotational(), self.V_WB.translational()
         self._plant, self._context, self._body, self._vdot = plant, context, body, vdot
+
+    def spatial_acceleration(self):
+        """A_WB (about Bo, in W)."""
+        if self._vdot is None:
+            return self._plant.EvalBodySpatialAccelerationInWorld(self._context, self._body)
+        return self._plant.CalcSpatialAccelerationsFromVdot(
+            self._context, self._vdot)[int(self._body.index())]
 
     def acceleration(self):
         """(α_WB, a_WBo) in W."""
-        if self._vdot is None:
-            A = self._plant.EvalBodySpatialAccelerationInWorld(self._context, self._body)
-        else:
-            A = self._plant.CalcSpatialAccelerationsFromVdot(
-                self._context, self._vdot)[int(self._body.index())]
+        A = self.spatial_acceleration()
         return A.rotational(), A.translational()
 
     def station(self, p_BS, order):
@@ -55,10 +58,9 @@ class _Kinematics:
         r = self.R @ p_BS
         out = [self.p + r]
         if order >= 1:
-            out.append(self.v + jnp.cross(self.w, r))
+            out.append(self.V_WB.Shift(r).translational())
         if order >= 2:
-            alpha, a = self.acceleration()
-            out.append(a + jnp.cross(alpha, r) + jnp.cross(self.w, jnp.cross(self.w, r)))
+            out.append(self.spatial_acceleration().Shift(r, self.w).translational())
         return out
 
 
