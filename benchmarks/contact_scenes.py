@@ -30,13 +30,15 @@ class FreeBody:
 @dataclasses.dataclass
 class Geom:
     body: str  # "world" for anchored geometry
-    shape: tuple  # ("sphere", r) | ("box", lx, ly, lz) | ("halfspace",)
+    shape: tuple  # ("sphere", r) | ("box", lx, ly, lz) | ("halfspace",) | ("cylinder", r, L) | ...
     p_BG: tuple = (0.0, 0.0, 0.0)
     rpy: tuple = (0.0, 0.0, 0.0)
     k: float = 1e5
     tau: float = 0.01
     mu: float = 0.5
     d: float = 0.0  # Hunt-Crossley dissipation (s/m): continuous plants only (SAP uses tau)
+    # hydroelastic: ("compliant", resolution_hint, modulus) | ("rigid", resolution_hint or None)
+    hydro: tuple | None = None
 
 
 @dataclasses.dataclass
@@ -79,6 +81,12 @@ def _shape(g, shape):
         return g.Box(*shape[1:])
     if kind == "halfspace":
         return g.HalfSpace()
+    if kind == "cylinder":
+        return g.Cylinder(*shape[1:])
+    if kind == "capsule":
+        return g.Capsule(*shape[1:])
+    if kind == "ellipsoid":
+        return g.Ellipsoid(*shape[1:])
     raise ValueError(kind)
 
 
@@ -170,6 +178,12 @@ def build(scene: Scene, engine: str):
         g.AddContactMaterial(dissipation=geo.d, point_stiffness=geo.k,
                              friction=plant_mod.CoulombFriction(geo.mu, geo.mu), properties=props)
         props.AddProperty("material", "relaxation_time", geo.tau)
+        if geo.hydro is not None and geo.hydro[0] == "compliant":
+            g.AddCompliantHydroelasticProperties(geo.hydro[1], geo.hydro[2], props)
+        elif geo.hydro is not None and geo.hydro[1] is not None:
+            g.AddRigidHydroelasticProperties(geo.hydro[1], props)
+        elif geo.hydro is not None:
+            g.AddRigidHydroelasticProperties(props)
         X = math.RigidTransform(math.RollPitchYaw(list(geo.rpy)), list(geo.p_BG))
         plant.RegisterCollisionGeometry(named[geo.body], X, _shape(g, geo.shape), f"g{i}", props)
     if engine == "jaxbody":

@@ -89,7 +89,10 @@ from jaxbody.simulation import (
     simulate_adaptive,
 )
 from jaxbody.geometry import (
+    AddCompliantHydroelasticProperties,
+    AddCompliantHydroelasticPropertiesForHalfSpace,
     AddContactMaterial,
+    AddRigidHydroelasticProperties,
     Box,
     CalcContactFrictionFromSurfaceProperties,
     Capsule,
@@ -134,7 +137,9 @@ __all__ = [
     "AdaptiveResult", "DiscreteRolloutResult", "RolloutResult", "discrete_rollout",
     "explicit_euler_step", "rk2_step", "rk4_step", "rollout", "semi_implicit_euler_step",
     "simulate_adaptive", "SapSolverParameters", "SapStatistics",
-    "AddContactMaterial", "Box", "CalcContactFrictionFromSurfaceProperties", "Capsule", "Convex",
+    "AddCompliantHydroelasticProperties", "AddCompliantHydroelasticPropertiesForHalfSpace",
+    "AddContactMaterial", "AddRigidHydroelasticProperties", "Box",
+    "CalcContactFrictionFromSurfaceProperties", "Capsule", "Convex",
     "CoulombFriction", "Cylinder", "Ellipsoid", "GeometryId", "GeometrySet", "HalfSpace",
     "IllustrationProperties",
     "Mesh", "PackageMap", "ParseError", "ParseWarning", "Parser", "ProximityProperties",

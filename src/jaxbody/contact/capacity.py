@@ -65,10 +65,11 @@ def num_penetrating(phi, valid):
     return jnp.sum(valid & (phi <= 0))
 
 
-def default_capacity(num_slots: int, num_bodies: int) -> int | None:
+def default_capacity(num_slots: int, num_bodies: int, extra: int = 0) -> int | None:
     """The library's capacity for P = ``num_slots`` slots and ``num_bodies`` bodies that can
-    touch: max(`MIN_CAPACITY`, `POINTS_PER_BODY` · bodies) rounded up to a multiple of 8, or
-    None (solve every slot) when that is more than half of P (compaction would not pay)."""
-    k = max(MIN_CAPACITY, POINTS_PER_BODY * int(num_bodies))
+    touch: max(`MIN_CAPACITY`, `POINTS_PER_BODY` · bodies) + ``extra`` (the hydroelastic
+    quadrature points expected) rounded up to a multiple of 8, or None (solve every slot) when
+    that is more than half of P (compaction would not pay)."""
+    k = max(MIN_CAPACITY, POINTS_PER_BODY * int(num_bodies)) + int(extra)
     k = -(-k // 8) * 8
     return None if 2 * k > num_slots else k

@@ -3,7 +3,10 @@
 from jaxbody.geometry.geometry_instance import GeometryId, RegisteredGeometry, Role
 from jaxbody.geometry.geometry_set import GeometrySet
 from jaxbody.geometry.properties import (
+    AddCompliantHydroelasticProperties,
+    AddCompliantHydroelasticPropertiesForHalfSpace,
     AddContactMaterial,
+    AddRigidHydroelasticProperties,
     CalcContactFrictionFromSurfaceProperties,
     CoulombFriction,
     GeometryProperties,
@@ -24,7 +27,9 @@ from jaxbody.geometry.shapes import (
 )
 
 __all__ = [
-    "AddContactMaterial", "Box", "CalcContactFrictionFromSurfaceProperties", "Capsule", "Convex",
+    "AddCompliantHydroelasticProperties", "AddCompliantHydroelasticPropertiesForHalfSpace",
+    "AddContactMaterial", "AddRigidHydroelasticProperties", "Box",
+    "CalcContactFrictionFromSurfaceProperties", "Capsule", "Convex",
     "CoulombFriction", "Cylinder", "Ellipsoid", "GeometryId", "GeometryProperties", "GeometrySet",
     "HalfSpace",
     "IllustrationProperties", "MakePhongIllustrationProperties", "Mesh", "ProximityProperties",

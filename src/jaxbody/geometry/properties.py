@@ -204,3 +204,58 @@ def AddContactMaterial(dissipation=None, point_stiffness=None, friction=None, pr
                             f"{type(friction).__name__}")
         props.AddProperty(MATERIAL_GROUP, FRICTION, friction)
     return props
+
+
+HYDRO_GROUP = "hydroelastic"
+
+
+def _hydro_value(what, name, value):
+    x = float(value)
+    if not (np.isfinite(x) and x > 0):
+        raise ValueError(f"{what}: {name} must be a finite number > 0, got {value!r}")
+    return x
+
+
+def AddRigidHydroelasticProperties(resolution_hint=None, properties=None):
+    """Declares a collision geometry rigid for hydroelastic contact (Drake's function of the same
+    name): ``("hydroelastic", "compliance_type") = "rigid"`` and, if given, the
+    ``resolution_hint`` (m) of its surface mesh (needed for Sphere, Cylinder, Capsule and
+    Ellipsoid). Returns ``properties`` (a new `ProximityProperties` if None). Also accepts
+    ``AddRigidHydroelasticProperties(properties)``, as pydrake does."""
+    if isinstance(resolution_hint, GeometryProperties) and properties is None:
+        resolution_hint, properties = None, resolution_hint
+    props = ProximityProperties() if properties is None else properties
+    if resolution_hint is not None:
+        props.AddProperty(HYDRO_GROUP, "resolution_hint", _hydro_value(
+            "AddRigidHydroelasticProperties", "resolution_hint", resolution_hint))
+    props.AddProperty(HYDRO_GROUP, "compliance_type", "rigid")
+    return props
+
+
+def AddCompliantHydroelasticProperties(resolution_hint, hydroelastic_modulus, properties=None):
+    """Declares a collision geometry compliant for hydroelastic contact (Drake's function of
+    the same name): its tetrahedral mesh's ``resolution_hint`` (m; Box and Convex ignore it) and
+    its ``hydroelastic_modulus`` E (Pa): the pressure field is E times the extent (0 on the
+    surface, 1 deepest). Returns ``properties`` (a new `ProximityProperties` if None)."""
+    what = "AddCompliantHydroelasticProperties"
+    props = ProximityProperties() if properties is None else properties
+    props.AddProperty(HYDRO_GROUP, "resolution_hint",
+                      _hydro_value(what, "resolution_hint", resolution_hint))
+    props.AddProperty(HYDRO_GROUP, "hydroelastic_modulus",
+                      _hydro_value(what, "hydroelastic_modulus", hydroelastic_modulus))
+    props.AddProperty(HYDRO_GROUP, "compliance_type", "compliant")
+    return props
+
+
+def AddCompliantHydroelasticPropertiesForHalfSpace(slab_thickness, hydroelastic_modulus,
+                                                   properties=None):
+    """A compliant half space (Drake's function of the same name): a slab of
+    ``slab_thickness`` (m) with ``hydroelastic_modulus`` E (Pa). Returns ``properties``."""
+    what = "AddCompliantHydroelasticPropertiesForHalfSpace"
+    props = ProximityProperties() if properties is None else properties
+    props.AddProperty(HYDRO_GROUP, "slab_thickness",
+                      _hydro_value(what, "slab_thickness", slab_thickness))
+    props.AddProperty(HYDRO_GROUP, "hydroelastic_modulus",
+                      _hydro_value(what, "hydroelastic_modulus", hydroelastic_modulus))
+    props.AddProperty(HYDRO_GROUP, "compliance_type", "compliant")
+    return props

@@ -9,11 +9,11 @@
   ``simulate_adaptive``). Geometries without ``point_contact_stiffness`` get Drake's heuristic
   default for it, 2·m_max·g/δ, from the penetration allowance δ (1 mm unless set) and the
   heaviest body's mass; without ``hunt_crossley_dissipation``, 1/√(g δ).
-- ``ContactModel``: Drake's default, ``kHydroelasticWithFallback``, is the default here too; until
-  hydroelastic contact lands it falls back to point contact for every pair (what Drake does for
-  pairs whose geometries lack hydroelastic properties), and Finalize warns when a collision
-  geometry has hydroelastic properties (they are not used yet). ``kPoint`` is point contact;
-  ``kHydroelastic`` (no fallback) is refused with an error.
+- ``ContactModel``: Drake's default, ``kHydroelasticWithFallback``, is the default here too: a
+  discrete plant gives the pairs with hydroelastic properties (at least one compliant) contact
+  surfaces (`_hydroelastic_api`) and the others point contact; ``kHydroelastic`` refuses a
+  pair without a surface; ``kPoint`` is point contact for every pair. A continuous plant uses
+  point contact for every pair (and warns when a geometry has hydroelastic properties).
 - ``DiscreteContactApproximation``: the discrete step is SAP with friction cones (kSap, the
   default) or with Drake's convex Hunt & Crossley constraints (kSimilar, kLagged;
   `jaxbody.contact.hunt_crossley`); kTamsi is refused with an error.
@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import enum
 import math
-import warnings
 
 import jax
 import jax.numpy as jnp
@@ -74,34 +73,19 @@ class ContactModelAPI:
         return getattr(self, "_contact_enabled", True)
 
     def set_contact_model(self, model):
-        """Selects the contact model: ``kPoint``, or ``kHydroelasticWithFallback`` (Drake's
-        default), which is point contact for every pair until hydroelastic contact lands;
-        ``kHydroelastic`` raises. Before Finalize()."""
+        """Selects the contact model: ``kHydroelasticWithFallback`` (Drake's default: contact
+        surfaces for the pairs that have hydroelastic properties, at least one compliant, and
+        point contact for the others), ``kHydroelastic`` (surfaces only; a pair without one
+        raises at Finalize) or ``kPoint``. Hydroelastic contact is for discrete plants; a
+        continuous plant uses point contact for every pair. Before Finalize()."""
         self._require_not_finalized("set_contact_model")
         if not isinstance(model, ContactModel):
             raise ValueError(f"set_contact_model: expected a ContactModel, got {model!r}")
-        if model is ContactModel.kHydroelastic:
-            raise ValueError("set_contact_model: kHydroelastic is not supported yet: jaxbody "
-                             "has point contact only (kPoint, or kHydroelasticWithFallback, "
-                             "which falls back to point contact for every pair)")
         self._contact_model = model
 
     def get_contact_model(self):
         """The contact model: Drake's default ``kHydroelasticWithFallback`` unless set."""
         return getattr(self, "_contact_model", ContactModel.kHydroelasticWithFallback)
-
-    def _warn_unused_hydroelastic(self):
-        """At Finalize: hydroelastic properties are read from model files but not used yet."""
-        if self.get_contact_model() is not ContactModel.kHydroelasticWithFallback:
-            return
-        names = [g.name() for g in self._collision_geometries()
-                 if g.properties() is not None and g.properties().HasGroup("hydroelastic")]
-        if names and self.get_contact_enabled():
-            warnings.warn(
-                f"{len(names)} collision geometries have hydroelastic properties (e.g. "
-                f"'{names[0]}'); jaxbody has no hydroelastic contact yet, so "
-                "kHydroelasticWithFallback uses point contact for them (Drake would build "
-                "contact surfaces)", stacklevel=3)
 
     def set_discrete_contact_approximation(self, approximation):
         """Selects the discrete step's contact constraint: ``kSap`` (friction cones with the

@@ -37,11 +37,13 @@ from jaxbody.geometry import GeometryId, GeometrySet, Role
 from jaxbody.geometry.collision.candidates import collision_candidates
 from jaxbody.geometry.collision.contact_properties import (
     DYNAMIC_FRICTION,
+    MODULUS,
     PARAMETER_NAMES,
     STATIC_FRICTION,
     STIFFNESS,
     default_hunt_crossley_dissipation,
     geometry_contact_parameters,
+    hydroelastic_moduli,
 )
 from jaxbody.geometry.collision.query import (
     ContactQueryOptions,
@@ -133,12 +135,16 @@ class ContactQueryAPI:
             excluded)
         if not self.get_contact_enabled():  # set_contact_enabled(False): no candidates
             self._collision_pairs = tuple(p[:0] for p in self._collision_pairs)
+        # hydroelastic pairs get contact surfaces; the rest use point contact
+        *self._point_pairs, self._hydroelastic_pairs = self._split_hydroelastic_pairs(
+            *self._collision_pairs)
         if self.is_discrete():
             values, has_friction = geometry_contact_parameters(
                 geoms, default_hunt_crossley_dissipation(self._gravity))
         else:  # Drake's penalty-method defaults from the penetration allowance
             k, d, _ = self._penalty_parameters()
             values, has_friction = geometry_contact_parameters(geoms, d, k)
+        values[MODULUS] = hydroelastic_moduli(geoms)
         self._default_contact_parameters = values
         self._has_friction = has_friction
 
@@ -164,14 +170,14 @@ class ContactQueryAPI:
         self._require_finalized("CalcPointContacts")
         if self._contact_query_cache is None:
             geoms = self._collision_geometries()
-            pair_a, pair_b = self._collision_pairs
-            for g in sorted(set(pair_a.tolist()) | set(pair_b.tolist())):
+            for g in sorted(set(np.concatenate(self._collision_pairs).tolist())):
                 if not self._has_friction[g]:
                     raise ValueError(
                         f"Collision geometry '{geoms[g].name()}' on body "
                         f"'{geoms[g].body().name()}' has no ('material', 'coulomb_friction') "
                         "property; point contact needs one for every geometry of a candidate "
                         "pair (Drake throws likewise)")
+            pair_a, pair_b = self._point_pairs
             k = self._default_contact_parameters["point_contact_stiffness"]
             for i, j in zip(pair_a, pair_b):
                 if np.isinf(k[i]) and np.isinf(k[j]):
@@ -236,7 +242,9 @@ class ContactQueryAPI:
             geometry_ids: a collision `GeometryId`, a sequence of them, or None for every
                 collision geometry of the plant.
             **values: any of ``point_contact_stiffness`` (N/m), ``relaxation_time`` (s),
-                ``hunt_crossley_dissipation`` (s/m), ``static_friction``, ``dynamic_friction``:
+                ``hunt_crossley_dissipation`` (s/m), ``static_friction``, ``dynamic_friction``,
+                ``hydroelastic_modulus`` (Pa, > 0; inf: rigid; the mesh stays the one built
+                at Finalize):
                 a scalar (every geometry named) or an array with one entry per geometry named.
                 Concrete values must be >= 0 (stiffness may be inf); traced ones are not checked.
         """
@@ -253,7 +261,7 @@ class ContactQueryAPI:
                 raise ValueError(f"SetContactParameters: {name} must be a scalar or have shape "
                                  f"({len(index)},) (one per geometry named), got {x.shape}")
             if not isinstance(x, jax.core.Tracer):
-                ok = (x >= 0) & (np.isfinite(x) | ((x == np.inf) & (name == STIFFNESS)))
+                ok = (x >= 0) & (np.isfinite(x) | ((x == np.inf) & (name in (STIFFNESS, MODULUS))))
                 if not np.all(ok):
                     raise ValueError(f"SetContactParameters: {name} must be finite and >= 0, "
                                      f"got {np.asarray(x)}")

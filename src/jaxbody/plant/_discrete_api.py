@@ -31,6 +31,8 @@ from jaxbody.contact.discrete_problem import (  # noqa: F401 (ContactSolution re
 )
 from jaxbody.contact.sap_problem import SapSolverParameters
 from jaxbody.contact.sap_solver import SapStatistics, solve  # noqa: F401 (re-exported)
+from jaxbody.geometry.hydroelastic import query as hq
+from jaxbody.plant._hydroelastic_api import concatenate_contacts
 from jaxbody.plant.context import _check_shape
 from jaxbody.plant.elements import BodyIndex
 
@@ -121,21 +123,27 @@ class DiscreteAPI:
             u = u.at[pd[on]].set(0.0)
         return (xd[pd], xd[nu + pd], u_ff, jnp.asarray(on, dtype)), u
 
-    def _contact_points(self, context):
+    def _contact_points(self, context, with_index=False):
         """`PointContacts` of the context's configuration (the ``set_max_active_contacts``
-        deepest slots when capped), or None without candidate pairs."""
+        deepest slots when capped), or None without candidate pairs. ``with_index``: also the
+        (P,) index of each slot among the uncapped slots (point slots, then hydroelastic
+        quadrature points), or None when uncapped."""
         pairs = getattr(self, "_collision_pairs", None)
         if pairs is None or len(pairs[0]) == 0:
             return None
-        pc = self.CalcPointContacts(context)
-        P = pc.phi.shape[0]
+        # Drake's order: point pairs, then hydroelastic quadrature points
+        pc = concatenate_contacts([self.CalcPointContacts(context) if len(self._point_pairs[0])
+                                   else None, self._hydro_contact_points(context)])
+        P = 0 if pc is None else pc.phi.shape[0]
         if not P:
-            return None
+            return (None, None) if with_index else None
         limit = getattr(self, "_max_active_contacts", None)
+        index = None
         if limit is not None and limit < P:
             # the SAP problem's size, not the number of candidate points, then sets the cost
+            index = cap.deepest_slots(pc.phi, pc.valid, limit)
             pc = cap.keep_deepest(pc, limit)
-        return pc
+        return (pc, index) if with_index else pc
 
     def set_max_active_contacts(self, n):
         """Caps the contact constraints of a discrete step at the ``n`` deepest point slots
@@ -174,7 +182,7 @@ class DiscreteAPI:
         pairs = getattr(self, "_collision_pairs", None)
         if pairs is None or len(pairs[0]) == 0:
             return None
-        num_slots = self._contact_query.num_points
+        num_slots = self._contact_query.num_points + hq.num_slots(self._hydro_pairs())
         limit = getattr(self, "_max_active_contacts", None)
         if limit is not None:
             num_slots = min(num_slots, limit)
@@ -185,7 +193,8 @@ class DiscreteAPI:
         bodies = sorted({int(geoms[g].body().index()) for g in np.concatenate(pairs)})
         nodes = np.asarray(topo.body_node)[bodies]
         moving = int(np.sum(layout["tree_index"][nodes] < layout["dof_map"].shape[0] - 1))
-        return cap.default_capacity(num_slots, moving)
+        return cap.default_capacity(num_slots, moving,
+                                    hq.HYDRO_POINTS_PER_PAIR * len(self._hydro_pairs()))
 
     # --- The step -------------------------------------------------------------------------------
     def _free_motion(self, context, actuation, applied_forces, applied_generalized_force,
@@ -271,9 +280,16 @@ class DiscreteAPI:
             return self._continuous_contact_results(context)
         solver_parameters = kwargs.pop("solver_parameters", None)
         result = _jitted_step(self, solver_parameters, context, actuation, kwargs)
-        pc = self._contact_points(context)
+        pc, index = self._contact_points(context, with_index=True)
+        n_point = self._contact_query.num_points if len(self._point_pairs[0]) else 0
+        point = np.arange(0 if pc is None else pc.phi.shape[0])
+        if index is not None:
+            point = np.flatnonzero(np.asarray(index) < n_point)
+        elif pc is not None:
+            point = point[:n_point]
+        hydro = self._hydroelastic_contact_infos(context, result.contact, n_point, index)
         return make_contact_results(pc, result.contact, self._time_step,
-                                    self._constraint_slots())
+                                    self._constraint_slots(), point, hydro)
 
     def CalcNetActuation(self, context, actuation=None, desired_state=None, **kwargs):
         """The actuation each actuator applies over the step from ``context`` (Drake's net

@@ -1,4 +1,5 @@
-"""`ContactResults` and `PointPairContactInfo` (Drake's names): the contacts of one discrete step.
+"""`ContactResults` and `PointPairContactInfo` (Drake's names): the contacts of one discrete step
+(the hydroelastic ones are `hydroelastic_results.HydroelasticContactInfo`).
 
 These are host-side records for inspection and reporting (the arrays inside a step stay in
 `ContactSolution`). Conventions are Drake's: for a pair (A, B) the normal ``nhat_BA_W`` points
@@ -68,8 +69,10 @@ class ContactResults:
     """The point contacts of one discrete step (Drake's ``ContactResults``), and, as jaxbody's
     extension, the impulses of the plant's constraints in that step (`constraint_impulse`)."""
 
-    def __init__(self, infos, tau_contact=None, constraint_impulses=None, dt=None):
+    def __init__(self, infos, tau_contact=None, constraint_impulses=None, dt=None,
+                 hydroelastic=()):
         self._infos = list(infos)
+        self._hydro = list(hydroelastic)
         self._tau = None if tau_contact is None else np.asarray(tau_contact)
         self._constraints = dict(constraint_impulses or {})
         self._dt = dt
@@ -99,12 +102,24 @@ class ContactResults:
                              f"[0, {len(self._infos)})")
         return self._infos[int(i)]
 
+    def num_hydroelastic_contacts(self) -> int:
+        return len(self._hydro)
+
+    def hydroelastic_contact_info(self, i):
+        """The i-th `HydroelasticContactInfo` (a contact surface and the spatial force on body
+        A at its centroid)."""
+        if not 0 <= int(i) < len(self._hydro):
+            raise IndexError(f"hydroelastic_contact_info: index {i} out of range "
+                             f"[0, {len(self._hydro)})")
+        return self._hydro[int(i)]
+
     def generalized_contact_forces(self) -> np.ndarray:
         """τ_contact = Jᵀγ/δt over all velocities (N or N·m)."""
         return self._tau
 
     def __repr__(self):
-        return f"ContactResults(num_point_pair_contacts={len(self._infos)})"
+        return (f"ContactResults(num_point_pair_contacts={len(self._infos)}, "
+                f"num_hydroelastic_contacts={len(self._hydro)})")
 
 
 def constraint_impulses(slots, solution) -> dict:
@@ -115,13 +130,18 @@ def constraint_impulses(slots, solution) -> dict:
             for i, (kind, slot) in enumerate(slots)}
 
 
-def make_contact_results(point_contacts, solution, dt, slots=()) -> ContactResults:
+def make_contact_results(point_contacts, solution, dt, slots=(), point_slots=None,
+                         hydroelastic=()) -> ContactResults:
     """`ContactResults` from a step's `PointContacts` and `ContactSolution` (host arrays);
-    ``slots``: the plant's constraints as [(kind, slot within the kind)] by id."""
+    ``slots``: the plant's constraints as [(kind, slot within the kind)] by id;
+    ``point_slots``: the slots that are point contacts (None: all);
+    ``hydroelastic``: the step's `HydroelasticContactInfo` records."""
     impulses = constraint_impulses(slots, solution)
     if point_contacts is None:
-        return ContactResults([], solution.tau_contact, impulses, dt)
+        return ContactResults([], solution.tau_contact, impulses, dt, hydroelastic)
     active = np.asarray(solution.active) > 0
+    if point_slots is not None:
+        active = active & np.isin(np.arange(active.shape[0]), point_slots)
     R = np.asarray(solution.R_WC)
     gamma = np.asarray(solution.gamma)
     vc = np.asarray(solution.vc)
@@ -137,4 +157,4 @@ def make_contact_results(point_contacts, solution, dt, slots=()) -> ContactResul
         infos.append(PointPairContactInfo(BodyIndex(int(body_a[i])), BodyIndex(int(body_b[i])),
                                           -f_A, np.asarray(solution.p_WC[i]), float(vc[i, 2]),
                                           float(np.hypot(vc[i, 0], vc[i, 1])), pair))
-    return ContactResults(infos, solution.tau_contact, impulses, dt)
+    return ContactResults(infos, solution.tau_contact, impulses, dt, hydroelastic)

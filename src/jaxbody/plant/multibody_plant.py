@@ -33,6 +33,7 @@ from jaxbody.plant._discrete_api import DiscreteAPI
 from jaxbody.plant._dynamics_api import DynamicsAPI
 from jaxbody.plant._forces_api import ForcesAPI
 from jaxbody.plant._geometry_api import GeometryAPI
+from jaxbody.plant._hydroelastic_api import HydroelasticAPI
 from jaxbody.plant._kinematics_api import KinematicsAPI
 from jaxbody.plant._lookup_api import LookupAPI
 from jaxbody.plant._mass_properties_api import MassPropertiesAPI
@@ -61,7 +62,7 @@ TRIANGLE_INEQUALITY_TOLERANCE = 1e-10
 
 class MultibodyPlant(ConstraintsAPI, ConstraintParamsAPI, ContactModelAPI, ContactQueryAPI,
                      LookupAPI, NamesAPI, StateAPI, KinematicsAPI, MassPropertiesAPI, DynamicsAPI,
-                     ForcesAPI, GeometryAPI, DiscreteAPI, StationAPI):
+                     ForcesAPI, GeometryAPI, DiscreteAPI, StationAPI, HydroelasticAPI):
     """A multibody model: the builder before ``Finalize()``, a pure-function engine after.
 
     Args:
@@ -272,7 +273,6 @@ class MultibodyPlant(ConstraintsAPI, ConstraintParamsAPI, ContactModelAPI, Conta
         self._finalized = True
         self._build_defaults()
         self._finalize_contact_query()
-        self._warn_unused_hydroelastic()
 
     def _add_floating_joint(self, body):
         name = body.name()

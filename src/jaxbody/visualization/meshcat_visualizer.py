@@ -385,29 +385,3 @@ def StartMeshcat(open_browser=False):
     if open_browser:
         vis.open()
     return vis
-
-
-def _rotation_xyzw(q):
-    x, y, z, w = q
-    return quaternion_to_rotation(np.array([w, x, y, z], float))
-
-
-def _contact_clips(frames, key_t):
-    clips = []
-    for p in range(frames["position"].shape[1]):
-        root = f"{OVERLAYS}/contacts/{p}"
-        L = frames["length"][:, p]
-        zeros = np.zeros_like(L)
-        clips += [
-            ov.clip(f"{root}/point", [ov.track("position", "vector3", key_t, frames["position"][:, p]),
-                                      ov.track("visible", "bool", key_t, frames["visible"][:, p])]),
-            ov.clip(f"{root}/force", [
-                ov.track("position", "vector3", key_t, frames["position"][:, p]),
-                ov.track("quaternion", "quaternion", key_t, frames["quaternion"][:, p]),
-                ov.track("visible", "bool", key_t, frames["arrow_visible"][:, p])]),
-            ov.clip(f"{root}/force/shaft", [ov.track("scale", "vector3", key_t,
-                                                     np.stack([zeros + 1, zeros + 1, L], -1))]),
-            ov.clip(f"{root}/force/head", [ov.track("position", "vector3", key_t,
-                                                    np.stack([zeros, zeros, L], -1))]),
-        ]
-    return clips

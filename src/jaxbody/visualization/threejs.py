@@ -108,13 +108,19 @@ def cylinder_geometry(length, radius_bottom, radius_top=None) -> dict:
             "radialSegments": CYLINDER_SEGMENTS}
 
 
-def triangles_geometry(vertices, faces) -> dict:
-    """A ``BufferGeometry`` of triangles; normals are computed by the browser."""
+def triangles_geometry(vertices, faces, colors=None) -> dict:
+    """A ``BufferGeometry`` of triangles ``faces`` (M, 3) of ``vertices`` (N, 3), with optional
+    per-vertex RGB ``colors`` (N, 3) in [0, 1] (drawn by a material with ``vertexColors``);
+    normals are computed by the browser."""
     V = np.asarray(vertices, np.float32)
     F = np.asarray(faces, np.uint32)
+    attributes = {"position": {"itemSize": 3, "type": "Float32Array", "array": typed_array(V),
+                               "normalized": False}}
+    if colors is not None:
+        attributes["color"] = {"itemSize": 3, "type": "Float32Array",
+                               "array": typed_array(colors), "normalized": False}
     return {"uuid": _uuid(), "type": "BufferGeometry", "data": {
-        "attributes": {"position": {"itemSize": 3, "type": "Float32Array",
-                                    "array": typed_array(V), "normalized": False}},
+        "attributes": attributes,
         "index": {"itemSize": 1, "type": "Uint32Array", "array": typed_array(F, np.uint32),
                   "normalized": False}}}
 

@@ -52,7 +52,8 @@ STANDARD_GRAVITY = 9.81  # m/s², Drake's UniformGravityFieldElement::kDefaultSt
 # Keys of ``Context.parameters.contact`` (arrays indexed by collision-geometry order).
 STIFFNESS, TAU, DISSIPATION = POINT_STIFFNESS, RELAXATION_TIME, HUNT_CROSSLEY_DISSIPATION
 STATIC_FRICTION, DYNAMIC_FRICTION = "static_friction", "dynamic_friction"
-PARAMETER_NAMES = (STIFFNESS, TAU, DISSIPATION, STATIC_FRICTION, DYNAMIC_FRICTION)
+MODULUS = "hydroelastic_modulus"  # Pa; inf for rigid geometries and those without one
+PARAMETER_NAMES = (STIFFNESS, TAU, DISSIPATION, STATIC_FRICTION, DYNAMIC_FRICTION, MODULUS)
 
 
 def default_hunt_crossley_dissipation(gravity) -> float:
@@ -104,6 +105,31 @@ def geometry_contact_parameters(geometries, default_dissipation,
             values[DYNAMIC_FRICTION][i] = mu.dynamic_friction()
             has_friction[i] = True
     return values, has_friction
+
+
+def hydroelastic_moduli(geometries) -> np.ndarray:
+    """(G,) each collision geometry's ``("hydroelastic", "hydroelastic_modulus")`` (Pa) when it
+    is compliant, else inf (Drake's ``GetHydroelasticModulus``: rigid geometries are infinitely
+    stiff). A value that is not a finite number > 0 raises, naming the geometry."""
+    from jaxbody.geometry.hydroelastic.representation import compliance_type
+
+    out = np.full(len(geometries), np.inf)
+    for i, g in enumerate(geometries):
+        if compliance_type(g) != "compliant":
+            continue
+        E = g.properties().GetPropertyOrDefault("hydroelastic", MODULUS, None)
+        if E is None:
+            continue  # the representation raises if the geometry takes part in a pair
+        try:
+            x = float(E)
+        except (TypeError, ValueError):
+            x = float("nan")
+        if not (np.isfinite(x) and x > 0):
+            raise ValueError(f"Collision geometry '{g.name()}' on body '{g.body().name()}': "
+                             f"('hydroelastic', '{MODULUS}') must be a finite number > 0; got "
+                             f"{E!r}")
+        out[i] = x
+    return out
 
 
 def _div(num, den):
