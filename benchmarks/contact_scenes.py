@@ -178,12 +178,10 @@ def build(scene: Scene, engine: str):
         g.AddContactMaterial(dissipation=geo.d, point_stiffness=geo.k,
                              friction=plant_mod.CoulombFriction(geo.mu, geo.mu), properties=props)
         props.AddProperty("material", "relaxation_time", geo.tau)
-        if geo.hydro is not None and geo.hydro[0] == "compliant":
-            g.AddCompliantHydroelasticProperties(geo.hydro[1], geo.hydro[2], props)
-        elif geo.hydro is not None and geo.hydro[1] is not None:
-            g.AddRigidHydroelasticProperties(geo.hydro[1], props)
-        elif geo.hydro is not None:
-            g.AddRigidHydroelasticProperties(props)
+        if geo.hydro is not None:
+            from benchmarks.hydro_scenes import add_hydroelastic_properties
+
+            add_hydroelastic_properties(g, geo, props)
         X = math.RigidTransform(math.RollPitchYaw(list(geo.rpy)), list(geo.p_BG))
         plant.RegisterCollisionGeometry(named[geo.body], X, _shape(g, geo.shape), f"g{i}", props)
     if engine == "jaxbody":

@@ -9,7 +9,8 @@ same way in jaxbody and pydrake: compliant bodies on a rigid ground half space (
 - ``hydro_grasp``: a compliant box held against gravity by friction between two rigid jaws
   (boxes welded to the world) that squeeze it by 1 mm on each side;
 - ``hydro_pair``: a compliant sphere dropped on a compliant box lying on the ground
-  (compliant-compliant and compliant-rigid surfaces in one scene).
+  (compliant-compliant and compliant-rigid surfaces in one scene);
+- ``hydro_soft_ground``: a rigid box rocking on a compliant ground half space (a slab).
 """
 
 from __future__ import annotations
@@ -93,6 +94,17 @@ def compliant_pair() -> Scene:
                                _ground()])
 
 
+def box_on_soft_ground() -> Scene:
+    """A rigid box resting on a compliant ground (a 5 cm slab), rocked a little."""
+    lx, ly, lz, m = 0.2, 0.15, 0.1, 1.0
+    h = 0.05
+    d = m * 9.81 * h / (lx * ly * E_SOFT)
+    body = FreeBody("box", m, _box_inertia(m, lx, ly, lz), (0.0, 0.0, lz / 2 - d),
+                    rpy=(0.01, -0.02, 0.3), V_WB=(0.2, 0.1, 0.0, 0.05, 0.0, 0.0))
+    return Scene([body], [Geom("box", ("box", lx, ly, lz), hydro=RIGID),
+                          Geom("world", ("halfspace",), hydro=("compliant", h, E_SOFT))])
+
+
 HYDRO_SCENES = {
     "hydro_box_rest": box_rest,
     "hydro_sphere_rest": sphere_rest,
@@ -101,7 +113,23 @@ HYDRO_SCENES = {
     "hydro_sphere_roll": sphere_roll,
     "hydro_grasp": grasp,
     "hydro_pair": compliant_pair,
+    "hydro_soft_ground": box_on_soft_ground,
 }
+
+
+def add_hydroelastic_properties(g, geo: Geom, props):
+    """Adds ``geo.hydro`` to ``props`` with the engine's module ``g`` (jaxbody or
+    pydrake.geometry): ("compliant", resolution hint or, for a half space, slab thickness,
+    modulus) or ("rigid", resolution hint or None)."""
+    kind, size = geo.hydro[0], geo.hydro[1]
+    if kind == "compliant" and geo.shape[0] == "halfspace":
+        g.AddCompliantHydroelasticPropertiesForHalfSpace(size, geo.hydro[2], props)
+    elif kind == "compliant":
+        g.AddCompliantHydroelasticProperties(size, geo.hydro[2], props)
+    elif size is not None:
+        g.AddRigidHydroelasticProperties(size, props)
+    else:
+        g.AddRigidHydroelasticProperties(props)
 
 
 def is_hydroelastic(scene: Scene) -> bool:

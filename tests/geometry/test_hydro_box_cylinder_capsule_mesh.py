@@ -21,6 +21,14 @@ from jaxbody.geometry.hydroelastic.cylinder_mesh import (
     cylinder_soft_mesh,
     cylinder_volume_mesh,
 )
+from tests.helpers.hydro import (
+    assert_same_volume_mesh,
+    drake_compliant_mesh,
+    drake_half_space_contact_surface,
+    interpolate_extent,
+    mesh_arrays,
+    with_neighbours,
+)
 
 # Central medial-axis piece: a point (cubes; the last within Drake's 1e-14 tolerance), a segment
 # (two equal short sides, the long one along each axis), a rectangle (short side along each axis,
@@ -37,45 +45,17 @@ RELATIVE_HINTS = [50.0, 1.5, 0.5, 0.15]
 
 def _boundary_hints(radius, counts):
     """Hints at which 2πR/h crosses the integers ``counts``, and one ulp either side."""
-    hints = []
-    for k in counts:
-        h = 2.0 * math.pi * radius / k
-        hints += [float(np.nextafter(h, 0.0)), h, float(np.nextafter(h, np.inf))]
-    return hints
+    return with_neighbours(2.0 * math.pi * radius / k for k in counts)
 
 
 # ---------------------------------------------------------------------------------------------
 # Drake's meshes (pydrake).
 
 
-def _drake_mesh(shape, hint=1.0):
-    """Drake's compliant hydroelastic VolumeMesh for a shape anchored in a bare SceneGraph."""
-    dg = pytest.importorskip("pydrake.geometry")
-    from pydrake.math import RigidTransform
-
-    sg = dg.SceneGraph()
-    source = sg.RegisterSource("test")
-    props = dg.ProximityProperties()
-    dg.AddCompliantHydroelasticProperties(hint, 1e5, props)
-    instance = dg.GeometryInstance(RigidTransform(), shape, "g")
-    instance.set_proximity_properties(props)
-    gid = sg.RegisterAnchoredGeometry(source, instance)
-    return sg.model_inspector().maybe_get_hydroelastic_mesh(gid)
-
-
-def _assert_same_mesh(ours, theirs, scale):
-    vertices = np.array(theirs.vertices()).reshape(-1, 3)
-    tets = np.array([[t.vertex(i) for i in range(4)] for t in theirs.tetrahedra()])
-    assert ours.vertices.shape == vertices.shape and ours.tetrahedra.shape == tets.shape
-    np.testing.assert_array_equal(ours.tetrahedra, tets)
-    np.testing.assert_allclose(ours.vertices, vertices, rtol=0, atol=1e-12 * scale)
-
-
 def _assert_same_mesh_as_sets(ours, theirs, scale):
     """The same vertex set (positions within 1e-12·scale) and the same set of tetrahedra, each
     identified by the sorted tuple of its (rounded) vertex positions; ours positively oriented."""
-    vertices = np.array(theirs.vertices()).reshape(-1, 3)
-    tets = np.array([[t.vertex(i) for i in range(4)] for t in theirs.tetrahedra()])
+    vertices, tets = mesh_arrays(theirs)
     assert ours.vertices.shape == vertices.shape and ours.tetrahedra.shape == tets.shape
     close = np.linalg.norm(ours.vertices[:, None] - vertices[None], axis=-1) <= 1e-12 * scale
     assert np.all(close.sum(0) == 1) and np.all(close.sum(1) == 1)  # a bijection
@@ -95,16 +75,17 @@ def test_box_mesh_matches_drake(size):
     dg = pytest.importorskip("pydrake.geometry")
     # The hint is ignored for boxes.
     for hint in (10.0, 0.01):
-        _assert_same_mesh_as_sets(box_volume_mesh(size), _drake_mesh(dg.Box(*size), hint),
-                                  max(size))
+        _assert_same_mesh_as_sets(box_volume_mesh(size),
+                                  drake_compliant_mesh(dg.Box(*size), hint), max(size))
 
 
 @pytest.mark.parametrize("radius,length", CYLINDERS)
 def test_cylinder_mesh_matches_drake(radius, length):
     dg = pytest.importorskip("pydrake.geometry")
     for hint in [radius * h for h in RELATIVE_HINTS] + _boundary_hints(radius, (3, 4, 7)):
-        _assert_same_mesh(cylinder_volume_mesh(radius, length, hint),
-                          _drake_mesh(dg.Cylinder(radius, length), hint), max(radius, length))
+        assert_same_volume_mesh(cylinder_volume_mesh(radius, length, hint),
+                                drake_compliant_mesh(dg.Cylinder(radius, length), hint),
+                                max(radius, length))
 
 
 @pytest.mark.parametrize("radius,length", CYLINDERS)
@@ -113,59 +94,13 @@ def test_capsule_mesh_matches_drake(radius, length):
     # Across 2πR/h = 4, 5, 8, 9: n = 3|4 (one circle per hemisphere, then two), 4|5 (two either
     # way), 7|8 (three, then four), 8|9 (four either way).
     for hint in [radius * h for h in RELATIVE_HINTS] + _boundary_hints(radius, (4, 5, 8, 9)):
-        _assert_same_mesh(capsule_volume_mesh(radius, length, hint),
-                          _drake_mesh(dg.Capsule(radius, length), hint), max(radius, length))
+        assert_same_volume_mesh(capsule_volume_mesh(radius, length, hint),
+                                drake_compliant_mesh(dg.Capsule(radius, length), hint),
+                                max(radius, length))
 
 
 # ---------------------------------------------------------------------------------------------
 # The pressure field, through Drake's contact surfaces with a rigid half-space.
-
-
-def _drake_contact_surface(shape, hint, modulus, R_WG, p_WG):
-    """Drake's polygonal contact surface between ``shape`` (compliant, on a free body at X_WG)
-    and the rigid half-space z ≤ 0 of the world: its vertices in W and its pressures there."""
-    pytest.importorskip("pydrake")
-    import pydrake.geometry as dg
-    import pydrake.math as dm
-    import pydrake.multibody.plant as dp
-    import pydrake.multibody.tree as dt
-    from pydrake.systems.framework import DiagramBuilder
-
-    builder = DiagramBuilder()
-    plant, sg = dp.AddMultibodyPlantSceneGraph(builder, 0.0)
-    body = plant.AddRigidBody("b", dt.SpatialInertia.SolidSphereWithMass(1.0, 0.1))
-    props = dg.ProximityProperties()
-    dg.AddCompliantHydroelasticProperties(hint, modulus, props)
-    gid = plant.RegisterCollisionGeometry(body, dm.RigidTransform(), shape, "soft", props)
-    rigid = dg.ProximityProperties()
-    dg.AddRigidHydroelasticProperties(rigid)
-    plant.RegisterCollisionGeometry(plant.world_body(), dm.RigidTransform(), dg.HalfSpace(),
-                                    "ground", rigid)
-    plant.Finalize()
-    diagram = builder.Build()
-    context = diagram.CreateDefaultContext()
-    plant.SetFreeBodyPose(plant.GetMyContextFromRoot(context), body,
-                          dm.RigidTransform(dm.RotationMatrix(R_WG), p_WG))
-    query = sg.get_query_output_port().Eval(sg.GetMyContextFromRoot(context))
-    surfaces = query.ComputeContactSurfaces(dg.HydroelasticContactRepresentation.kPolygon)
-    assert len(surfaces) == 1 and gid in (surfaces[0].id_M(), surfaces[0].id_N())
-    mesh, field = surfaces[0].poly_mesh_W(), surfaces[0].poly_e_MN()
-    p_WV = np.array([mesh.vertex(i) for i in range(mesh.num_vertices())])
-    pressure = np.array([field.EvaluateAtVertex(i) for i in range(mesh.num_vertices())])
-    return p_WV, pressure
-
-
-def _interpolate(soft, points, tol=1e-9):
-    """The extent field interpolated linearly in a tetrahedron containing each point (N, 3)."""
-    v = soft.mesh.vertices[soft.mesh.tetrahedra]                         # (T, 4, 3)
-    inverse = np.linalg.inv(np.transpose(v[:, 1:] - v[:, :1], (0, 2, 1)))
-    w = np.einsum("tij,ntj->nti", inverse, points[:, None, :] - v[None, :, 0])   # (N, T, 3)
-    bary = np.concatenate([1.0 - w.sum(-1, keepdims=True), w], axis=-1)          # (N, T, 4)
-    worst = bary.min(-1)
-    t = np.argmax(worst, axis=1)
-    assert np.all(worst[np.arange(len(points)), t] >= -tol), "a point is in no tetrahedron"
-    return np.einsum("ni,ni->n", bary[np.arange(len(points)), t],
-                     soft.extent[soft.mesh.tetrahedra[t]])
 
 
 def _rotation(roll, pitch, yaw):
@@ -191,10 +126,10 @@ def test_pressure_matches_drake_contact_surface(kind, dims, hint, height):
         soft, shape = cylinder_soft_mesh(*dims, hint), dg.Cylinder(*dims)
     else:
         soft, shape = capsule_soft_mesh(*dims, hint), dg.Capsule(*dims)
-    p_WV, pressure = _drake_contact_surface(shape, hint, modulus, R_WG, p_WG)
+    p_WV, pressure = drake_half_space_contact_surface(shape, hint, modulus, R_WG, p_WG)
     assert p_WV.shape[0] >= 3
     p_GV = (p_WV - p_WG) @ R_WG                                           # R_WGᵀ (p_WV − p_WG)
-    expected = modulus * _interpolate(soft, p_GV)
+    expected = modulus * interpolate_extent(soft, p_GV)
     np.testing.assert_allclose(pressure, expected, rtol=0, atol=1e-9 * modulus)
     assert pressure.max() > 0.3 * modulus  # the check sees the interior, not only zeros
 
@@ -265,7 +200,7 @@ def test_box_volume_and_extent_closed_form(size):
     # to the boundary everywhere inside: e(p) = min_i(h_i − |p_i|) / min_i h_i.
     h = np.asarray(size) / 2.0
     p = np.random.default_rng(7).uniform(-h, h, size=(200, 3))
-    np.testing.assert_allclose(_interpolate(soft, p), (h - np.abs(p)).min(1) / h.min(),
+    np.testing.assert_allclose(interpolate_extent(soft, p), (h - np.abs(p)).min(1) / h.min(),
                                rtol=0, atol=1e-12)
     np.testing.assert_allclose(box_extent(size, p), (h - np.abs(p)).min(1) / h.min(),
                                rtol=0, atol=1e-14)

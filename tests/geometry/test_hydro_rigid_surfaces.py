@@ -16,10 +16,7 @@ pytest.importorskip("pydrake")
 pytest.importorskip("scipy")
 
 import pydrake.geometry as dg  # noqa: E402
-import pydrake.multibody.plant as dp  # noqa: E402
-import pydrake.multibody.tree as dt  # noqa: E402
-from pydrake.math import RigidTransform, RollPitchYaw, RotationMatrix  # noqa: E402
-from pydrake.systems.framework import DiagramBuilder  # noqa: E402
+from pydrake.math import RollPitchYaw  # noqa: E402
 
 import jaxbody as jb  # noqa: E402
 from jaxbody.geometry.hydroelastic import capsule_mesh  # noqa: E402
@@ -36,6 +33,13 @@ from jaxbody.geometry.hydroelastic.rigid_surfaces import (  # noqa: E402
     ellipsoid_surface_mesh,
     sphere_surface_mesh,
 )
+from tests.helpers.hydro import (  # noqa: E402
+    drake_half_space_contact_surface,
+    drake_hydro_mesh,
+    interpolate_extent,
+    mesh_arrays,
+    sphere_level_hint,
+)
 
 TOL = 1e-12
 
@@ -49,30 +53,8 @@ def _erd_obj(name):
     return hits[0]
 
 
-def drake_hydro_mesh(shape, resolution_hint=1.0, modulus=None):
-    """(vertices, elements) of the hydroelastic mesh SceneGraph builds for ``shape``: rigid
-    (triangles) or, with a ``modulus``, compliant (tetrahedra)."""
-    sg = dg.SceneGraph()
-    source = sg.RegisterSource("test")
-    props = dg.ProximityProperties()
-    if modulus is None:
-        dg.AddRigidHydroelasticProperties(resolution_hint, props)
-    else:
-        dg.AddCompliantHydroelasticProperties(resolution_hint, modulus, props)
-    instance = dg.GeometryInstance(RigidTransform(), shape, "g")
-    instance.set_proximity_properties(props)
-    gid = sg.RegisterAnchoredGeometry(source, instance)
-    mesh = sg.model_inspector().maybe_get_hydroelastic_mesh(gid)
-    V = np.array([np.asarray(v) for v in mesh.vertices()], dtype=float).reshape(-1, 3)
-    if isinstance(mesh, dg.TriangleSurfaceMesh):
-        E = [[t.vertex(i) for i in range(3)] for t in mesh.triangles()]
-    else:
-        E = [[t.vertex(i) for i in range(4)] for t in mesh.tetrahedra()]
-    return V, np.array(E, dtype=np.int64)
-
-
 def assert_same_as_drake(mine, drake_shape, resolution_hint=1.0):
-    V, F = drake_hydro_mesh(drake_shape, resolution_hint)
+    V, F = mesh_arrays(drake_hydro_mesh(drake_shape, resolution_hint))
     assert mine.vertices.shape == V.shape and mine.triangles.shape == F.shape
     np.testing.assert_array_equal(mine.triangles, F)
     np.testing.assert_allclose(mine.vertices, V, rtol=0, atol=TOL * max(1.0, np.abs(V).max()))
@@ -99,22 +81,17 @@ def assert_closed_outward(mesh, volume=None, rtol=None):
 
 # --- Sphere and ellipsoid --------------------------------------------------------------------------
 
-def _sphere_level_hint(radius, level):
-    """The largest hint giving refinement ``level`` (the equator chord of that level)."""
-    return 2.0 * radius * math.sin(math.pi / 2 ** (level + 2))
-
-
 @pytest.mark.parametrize("radius", [0.05, 1.0, 2.3])
 def test_sphere_matches_drake(radius):
     hints = [3.0 * radius, 2.0 * radius, 0.7 * radius, 0.2 * radius]
     for level in range(4):  # either side of each refinement boundary
-        edge = _sphere_level_hint(radius, level)
+        edge = sphere_level_hint(radius, level)
         hints += [edge * (1 + 1e-9), edge * (1 - 1e-9)]
     for h in hints:
         mine = sphere_surface_mesh(radius, h)
         assert_same_as_drake(mine, dg.Sphere(radius), h)
-    assert sphere_surface_mesh(radius, _sphere_level_hint(radius, 2) * 1.001).num_elements() == 8 * 4**2
-    assert sphere_surface_mesh(radius, _sphere_level_hint(radius, 2) * 0.999).num_elements() == 8 * 4**3
+    assert sphere_surface_mesh(radius, sphere_level_hint(radius, 2) * 1.001).num_elements() == 8 * 4**2
+    assert sphere_surface_mesh(radius, sphere_level_hint(radius, 2) * 0.999).num_elements() == 8 * 4**3
 
 
 def test_sphere_closed_form():
@@ -131,7 +108,7 @@ def test_ellipsoid_matches_drake(abc):
     r = max(abc)
     hints = [2.5 * r, 0.9 * r, 0.3 * r]
     for level in range(3):
-        edge = _sphere_level_hint(r, level)
+        edge = sphere_level_hint(r, level)
         hints += [edge * (1 + 1e-9), edge * (1 - 1e-9)]
     for h in hints:
         assert_same_as_drake(ellipsoid_surface_mesh(*abc, h), dg.Ellipsoid(*abc), h)
@@ -164,7 +141,7 @@ def test_box_matches_drake(size):
     """Drake's vertices in another order, and its triangles up to order and cyclic rotation
     (which vertex starts a triangle does not change the geometry)."""
     mine = box_surface_mesh(size)
-    V, F = drake_hydro_mesh(dg.Box(*size))
+    V, F = mesh_arrays(drake_hydro_mesh(dg.Box(*size)))
     assert mine.vertices.shape == V.shape == (14, 3) and mine.triangles.shape == F.shape
     distance = np.linalg.norm(mine.vertices[:, None, :] - V[None, :, :], axis=-1)
     to_drake = np.argmin(distance, axis=1)
@@ -286,7 +263,8 @@ def test_convex_rigid_matches_drake(which, tmp_path):
         path = _write_obj(tmp_path)
         scale = [1.5, 0.5, 2.0] if which == "tmp-scaled" else 1.0
     mine = convex_hull_surface_mesh(jb.Convex(path, scale))
-    assert_same_hull_as_drake(mine, *drake_hydro_mesh(dg.Convex(path, np.broadcast_to(scale, 3))))
+    drake = drake_hydro_mesh(dg.Convex(path, np.broadcast_to(scale, 3)))
+    assert_same_hull_as_drake(mine, *mesh_arrays(drake))
     if which == "cube":
         assert mine.num_vertices() == 8 and mine.num_elements() == 12
     if which.startswith("tmp"):
@@ -297,7 +275,7 @@ def test_convex_planar_cloud_matches_drake(tmp_path):
     path = tmp_path / "square.obj"
     path.write_text("v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 0.2 0.3 0\nf 1 2 3\nf 1 3 4\n")
     mine = convex_hull_surface_mesh(jb.Convex(str(path)))
-    V, F = drake_hydro_mesh(dg.Convex(str(path)))
+    V, F = mesh_arrays(drake_hydro_mesh(dg.Convex(str(path))))
     assert mine.vertices.shape == V.shape and mine.triangles.shape == F.shape
     np.testing.assert_allclose(np.unique(mine.vertices, axis=0), np.unique(V, axis=0), atol=TOL)
     assert abs(enclosed_volume(mine)) < 1e-15
@@ -307,7 +285,7 @@ def test_convex_planar_cloud_matches_drake(tmp_path):
 def test_convex_soft_mesh_matches_drake_volume_mesh(tmp_path):
     path = _write_obj(tmp_path)
     soft = convex_soft_mesh(convex_hull_surface_mesh(jb.Convex(path)))
-    V, T = drake_hydro_mesh(dg.Convex(path), 0.1, modulus=1e5)
+    V, T = mesh_arrays(drake_hydro_mesh(dg.Convex(path), 0.1, modulus=1e5))
     mesh = soft.mesh
     assert mesh.vertices.shape == V.shape and mesh.tetrahedra.shape == T.shape
     # The last vertex is the volume centroid, the only interior vertex, in every tetrahedron first.
@@ -321,51 +299,18 @@ def test_convex_soft_mesh_matches_drake_volume_mesh(tmp_path):
     np.testing.assert_array_equal(soft.extent, np.r_[np.zeros(len(V) - 1), 1.0])
 
 
-def _extent_at(soft, p_G):
-    """The piecewise-linear extent at p_G, from the tetrahedron that contains it."""
-    V, T = soft.mesh.vertices, soft.mesh.tetrahedra
-    A = np.transpose(V[T[:, 1:]] - V[T[:, :1]], (0, 2, 1))  # columns: edges from vertex 0
-    w = np.linalg.solve(A, (p_G - V[T[:, 0]])[..., None])[..., 0]
-    bary = np.concatenate([1 - w.sum(axis=1, keepdims=True), w], axis=1)
-    best = np.argmax(bary.min(axis=1))
-    assert bary[best].min() > -1e-9
-    return bary[best] @ soft.extent[T[best]]
-
-
 @pytest.mark.parametrize("which", ["tmp", "thumb"])
 def test_convex_pressure_on_contact_surface(which, tmp_path):
     path = _write_obj(tmp_path) if which == "tmp" else _erd_obj("thumb-f1.obj")
     modulus = 2.5e5
     soft = convex_soft_mesh(convex_hull_surface_mesh(jb.Convex(path)))
-    builder = DiagramBuilder()
-    plant, sg = dp.AddMultibodyPlantSceneGraph(builder, 0.0)
-    body = plant.AddRigidBody("b", dt.SpatialInertia.SolidSphereWithMass(1.0, 0.1))
-    compliant = dg.ProximityProperties()
-    dg.AddCompliantHydroelasticProperties(0.1, modulus, compliant)
-    plant.RegisterCollisionGeometry(body, RigidTransform(), dg.Convex(path), "convex", compliant)
-    rigid = dg.ProximityProperties()
-    dg.AddRigidHydroelasticProperties(1.0, rigid)
-    plant.RegisterCollisionGeometry(plant.world_body(), RigidTransform(), dg.HalfSpace(), "ground",
-                                    rigid)
-    plant.Finalize()
-    diagram = builder.Build()
-    context = diagram.CreateDefaultContext()
-    R = RotationMatrix(RollPitchYaw(0.3, -0.5, 0.8))
-    z = (soft.mesh.vertices @ R.matrix().T)[:, 2]
-    p = np.array([0.01, -0.02, -(0.6 * z.min() + 0.4 * z.max())])  # cuts the hull 40 % deep
-    X_WG = RigidTransform(R, p)
-    plant.SetFreeBodyPose(plant.GetMyContextFromRoot(context), body, X_WG)
-    query = sg.get_query_output_port().Eval(sg.GetMyContextFromRoot(context))
-    surfaces = query.ComputeContactSurfaces(dg.HydroelasticContactRepresentation.kPolygon)
-    assert len(surfaces) == 1
-    surface = surfaces[0]
-    field, mesh_W = surface.poly_e_MN(), surface.poly_mesh_W()
-    assert mesh_W.num_vertices() > 10
-    X_GW = X_WG.inverse()
-    for v in range(mesh_W.num_vertices()):
-        p_G = X_GW.multiply(mesh_W.vertex(v))
-        expected = modulus * _extent_at(soft, p_G)
-        assert field.EvaluateAtVertex(v) == pytest.approx(expected, rel=1e-9, abs=1e-9 * modulus)
+    R_WG = RollPitchYaw(0.3, -0.5, 0.8).ToRotationMatrix().matrix()
+    z = (soft.mesh.vertices @ R_WG.T)[:, 2]
+    p_WG = np.array([0.01, -0.02, -(0.6 * z.min() + 0.4 * z.max())])  # cuts the hull 40 % deep
+    p_WV, pressure = drake_half_space_contact_surface(dg.Convex(path), 0.1, modulus, R_WG, p_WG)
+    assert len(p_WV) > 10
+    expected = modulus * interpolate_extent(soft, (p_WV - p_WG) @ R_WG)  # at R_WGᵀ (p_WV − p_WG)
+    assert pressure == pytest.approx(expected, rel=1e-9, abs=1e-9 * modulus)
 
 
 # --- Input checks ------------------------------------------------------------------------------------

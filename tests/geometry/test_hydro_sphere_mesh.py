@@ -2,8 +2,6 @@
 and tetrahedron for tetrahedron, the extent field times E matches the pressure on Drake's contact
 surfaces against a rigid half-space, and closed-form properties (orientation, volume, extent)."""
 
-import math
-
 import numpy as np
 import pytest
 
@@ -20,6 +18,14 @@ from jaxbody.geometry.hydroelastic.sphere_mesh import (
     sphere_volume_mesh,
     unit_sphere_mesh,
 )
+from tests.helpers.hydro import (
+    assert_same_volume_mesh,
+    drake_compliant_mesh,
+    drake_half_space_contact_surface,
+    interpolate_extent,
+    sphere_level_hint,
+    with_neighbours,
+)
 
 # (radius, resolution hint, the refinement level it gives)
 SPHERE_CASES = [(1.0, 5.0, 0), (1.0, 2.0, 0), (0.7, 1.0, 0), (1.0, 1.0, 1), (1.0, 0.5, 2),
@@ -28,65 +34,28 @@ ELLIPSOID_CASES = [((1.0, 2.0, 3.0), 10.0, 0), ((1.0, 2.0, 3.0), 2.5, 1), ((1.0,
                    ((0.1, 0.05, 0.2), 0.03, 4), ((0.3, 0.3, 0.1), 0.2, 2), ((0.02, 0.5, 0.2), 0.1, 3)]
 
 
-def _boundary_hint(radius, level):
-    """The hint at which the sphere's level switches between ``level`` and ``level + 1``."""
-    return 2.0 * radius * math.sin(math.pi / 2 ** (level + 2))
-
-
 def _boundary_hints(radius, levels=(0, 1, 2)):
-    hints = []
-    for k in levels:
-        h = _boundary_hint(radius, k)
-        hints += [float(np.nextafter(h, 0.0)), h, float(np.nextafter(h, np.inf))]
-    return hints
+    return with_neighbours(sphere_level_hint(radius, k) for k in levels)
 
 
 # ---------------------------------------------------------------------------------------------
 # Drake's meshes (pydrake).
 
 
-def _drake_mesh(shape, hint):
-    """Drake's compliant hydroelastic VolumeMesh for a shape anchored in a bare SceneGraph."""
-    dg = pytest.importorskip("pydrake.geometry")
-    from pydrake.math import RigidTransform
-
-    sg = dg.SceneGraph()
-    source = sg.RegisterSource("test")
-    props = dg.ProximityProperties()
-    dg.AddCompliantHydroelasticProperties(hint, 1e5, props)
-    instance = dg.GeometryInstance(RigidTransform(), shape, "g")
-    instance.set_proximity_properties(props)
-    gid = sg.RegisterAnchoredGeometry(source, instance)
-    return sg.model_inspector().maybe_get_hydroelastic_mesh(gid)
-
-
-def _arrays(mesh):
-    vertices = np.array(mesh.vertices())
-    tets = np.array([[t.vertex(i) for i in range(4)] for t in mesh.tetrahedra()])
-    return vertices, tets
-
-
-def _assert_same_mesh(ours, theirs, scale):
-    vertices, tets = _arrays(theirs)
-    assert ours.vertices.shape == vertices.shape and ours.tetrahedra.shape == tets.shape
-    np.testing.assert_array_equal(ours.tetrahedra, tets)
-    np.testing.assert_allclose(ours.vertices, vertices, rtol=0, atol=1e-12 * scale)
-
-
 @pytest.mark.parametrize("radius,hint,level", SPHERE_CASES)
 def test_sphere_mesh_matches_drake(radius, hint, level):
     dg = pytest.importorskip("pydrake.geometry")
     assert sphere_refinement_level(radius, hint) == level
-    _assert_same_mesh(sphere_volume_mesh(radius, hint), _drake_mesh(dg.Sphere(radius), hint),
-                      radius)
+    assert_same_volume_mesh(sphere_volume_mesh(radius, hint),
+                            drake_compliant_mesh(dg.Sphere(radius), hint), radius)
 
 
 @pytest.mark.parametrize("axes,hint,level", ELLIPSOID_CASES)
 def test_ellipsoid_mesh_matches_drake(axes, hint, level):
     dg = pytest.importorskip("pydrake.geometry")
     assert ellipsoid_refinement_level(*axes, hint) == level
-    _assert_same_mesh(ellipsoid_volume_mesh(*axes, hint), _drake_mesh(dg.Ellipsoid(*axes), hint),
-                      max(axes))
+    assert_same_volume_mesh(ellipsoid_volume_mesh(*axes, hint),
+                            drake_compliant_mesh(dg.Ellipsoid(*axes), hint), max(axes))
 
 
 def test_refinement_level_at_boundaries_matches_drake():
@@ -95,73 +64,22 @@ def test_refinement_level_at_boundaries_matches_drake():
     for radius in (0.7, 0.013):
         for hint in _boundary_hints(radius):
             ours = sphere_volume_mesh(radius, hint)
-            theirs = _drake_mesh(dg.Sphere(radius), hint)
+            theirs = drake_compliant_mesh(dg.Sphere(radius), hint)
             assert ours.num_elements() == theirs.num_elements(), (radius, hint)
             assert ours.num_vertices() == theirs.num_vertices(), (radius, hint)
     axes = (0.2, 0.9, 0.4)
     for hint in _boundary_hints(max(axes)):
         ours = ellipsoid_volume_mesh(*axes, hint)
-        theirs = _drake_mesh(dg.Ellipsoid(*axes), hint)
+        theirs = drake_compliant_mesh(dg.Ellipsoid(*axes), hint)
         assert ours.num_elements() == theirs.num_elements(), hint
     # A boundary case compared in full.
-    hint = _boundary_hint(0.7, 1)
-    _assert_same_mesh(sphere_volume_mesh(0.7, hint), _drake_mesh(dg.Sphere(0.7), hint), 0.7)
+    hint = sphere_level_hint(0.7, 1)
+    assert_same_volume_mesh(sphere_volume_mesh(0.7, hint), drake_compliant_mesh(dg.Sphere(0.7), hint),
+                            0.7)
 
 
 # ---------------------------------------------------------------------------------------------
 # The pressure field, through Drake's contact surfaces with a rigid half-space.
-
-
-def _drake_contact_surface(shape, hint, modulus, R_WG, p_WG):
-    """Drake's polygonal contact surface between ``shape`` (compliant, on a free body at X_WG)
-    and a rigid half-space z ≤ 0 of the world."""
-    pytest.importorskip("pydrake")
-    import pydrake.geometry as dg
-    import pydrake.math as dm
-    import pydrake.multibody.plant as dp
-    import pydrake.multibody.tree as dt
-    from pydrake.systems.framework import DiagramBuilder
-
-    builder = DiagramBuilder()
-    plant, sg = dp.AddMultibodyPlantSceneGraph(builder, 0.0)
-    body = plant.AddRigidBody("b", dt.SpatialInertia.SolidSphereWithMass(1.0, 0.1))
-    props = dg.ProximityProperties()
-    dg.AddCompliantHydroelasticProperties(hint, modulus, props)
-    gid = plant.RegisterCollisionGeometry(body, dm.RigidTransform(), shape, "soft", props)
-    rigid = dg.ProximityProperties()
-    dg.AddRigidHydroelasticProperties(rigid)
-    plant.RegisterCollisionGeometry(plant.world_body(), dm.RigidTransform(), dg.HalfSpace(),
-                                    "ground", rigid)
-    plant.Finalize()
-    diagram = builder.Build()
-    context = diagram.CreateDefaultContext()
-    plant.SetFreeBodyPose(plant.GetMyContextFromRoot(context), body,
-                          dm.RigidTransform(dm.RotationMatrix(R_WG), p_WG))
-    query = sg.get_query_output_port().Eval(sg.GetMyContextFromRoot(context))
-    surfaces = query.ComputeContactSurfaces(dg.HydroelasticContactRepresentation.kPolygon)
-    assert len(surfaces) == 1
-    surface = surfaces[0]
-    assert gid in (surface.id_M(), surface.id_N())
-    mesh, field = surface.poly_mesh_W(), surface.poly_e_MN()
-    p_WV = np.array([mesh.vertex(i) for i in range(mesh.num_vertices())])
-    pressure = np.array([field.EvaluateAtVertex(i) for i in range(mesh.num_vertices())])
-    return p_WV, pressure
-
-
-def _interpolate(soft, points, tol=1e-9):
-    """The extent field linearly interpolated at points (N, 3) of the mesh's frame."""
-    v = soft.mesh.vertices[soft.mesh.tetrahedra]                         # (T, 4, 3)
-    edges = np.transpose(v[:, 1:] - v[:, :1], (0, 2, 1))                # (T, 3, 3)
-    inverse = np.linalg.inv(edges)
-    values = []
-    for p in points:
-        w = np.einsum("tij,tj->ti", inverse, p - v[:, 0])                # (T, 3)
-        bary = np.concatenate([1.0 - w.sum(1, keepdims=True), w], axis=1)
-        inside = np.flatnonzero(bary.min(axis=1) >= -tol)
-        assert inside.size, f"{p} is in no tetrahedron"
-        t = inside[np.argmax(bary[inside].min(axis=1))]
-        values.append(bary[t] @ soft.extent[soft.mesh.tetrahedra[t]])
-    return np.array(values)
 
 
 def _rotation(rng):
@@ -185,10 +103,10 @@ def test_pressure_matches_drake_contact_surface(kind, dims, hint, depth):
         soft, shape = sphere_soft_mesh(dims[0], hint), dg.Sphere(dims[0])
     else:
         soft, shape = ellipsoid_soft_mesh(*dims, hint), dg.Ellipsoid(*dims)
-    p_WV, pressure = _drake_contact_surface(shape, hint, modulus, R_WG, p_WG)
+    p_WV, pressure = drake_half_space_contact_surface(shape, hint, modulus, R_WG, p_WG)
     assert p_WV.shape[0] >= 3
     p_GV = (p_WV - p_WG) @ R_WG                                           # R_WGᵀ (p_WV − p_WG)
-    expected = modulus * _interpolate(soft, p_GV)
+    expected = modulus * interpolate_extent(soft, p_GV)
     np.testing.assert_allclose(pressure, expected, rtol=0, atol=1e-9 * modulus)
     assert pressure.max() > 0.05 * modulus  # the check sees the interior, not only zeros
 
@@ -215,7 +133,7 @@ def test_volumes_and_extent_closed_form():
     radius = 0.37
     errors = []
     for level in range(5):
-        hint = 1.001 * _boundary_hint(radius, level)
+        hint = 1.001 * sphere_level_hint(radius, level)
         assert sphere_refinement_level(radius, hint) == level
         soft = sphere_soft_mesh(radius, hint)
         vol = soft.mesh.volumes()

@@ -1,16 +1,18 @@
 """The exported HTML in a real browser (headless Chromium, software WebGL): the model is drawn
-where the camera should see it, every shape kind renders, and the animation advances.
+where the camera should see it, every shape kind renders, the animation advances, and contact
+surfaces show in their pressure colors over the bodies.
 
 Each check compares against a screenshot of the same page without the model (same camera,
 grid and background), so "drawn" means "pixels differ from the empty scene".
 """
 
+import jax
 import numpy as np
 
 import jaxbody as jb
 from jaxbody.visualization import MeshcatVisualizer, export_html
 from tests.helpers import chromium
-from tests.visualization.viz_fixtures import write_meshes
+from tests.visualization.viz_fixtures import contact_polygons, square, write_meshes
 
 SIZE = (800, 400)  # px
 CAMERA = ([3.0, 0.0, 0.0], [0.0, 0.0, 0.0])  # looking along -x: World +y is screen right
@@ -107,3 +109,34 @@ def test_collision_geometry_is_drawn_when_there_is_no_visual(tmp_path):
     empty = chromium.screenshot(_empty_page(tmp_path), size=(400, 200), virtual_time_ms=200)
     shot = chromium.screenshot(page, size=(400, 200), virtual_time_ms=200)
     assert chromium.changed(shot, empty)[80:120, 180:220].sum() > MIN_CHANGED
+
+
+def _rgb_at(shot, y, z=0.0, half=3):
+    """Mean RGB (0-255) of the pixels around World point (0, y, z) seen from `CAMERA`."""
+    r, c = int(round(SIZE[1] / 2 - FOCAL_PX * z / 3.0)), int(round(_column(y)))
+    return shot[r - half:r + half + 1, c - half:c + half + 1].reshape(-1, 3).mean(0)
+
+
+def _is(rgb, channel):
+    """The pixel is mostly ``channel`` (0 red, 2 blue)."""
+    return rgb[channel] > 150 and rgb[2 - channel] < 80 and rgb[1] < 80
+
+
+def test_contact_surfaces_show_over_bodies_in_pressure_colors(tmp_path):
+    chromium.chromium()
+    plant = jb.MultibodyPlant(0.0)  # an opaque wall between the camera and the surfaces
+    plant.RegisterVisualGeometry(plant.world_body(), jb.RigidTransform(p=[0.5, 0, 0]),
+                                 jb.Box(0.1, 2.0, 1.0), "wall", [0.5, 0.5, 0.5, 1.0])
+    plant.Finalize()
+    left, right = square(-0.6), square(0.2)  # centered at y = -0.4 and y = 0.4
+    samples = [contact_polygons([left, right], p) for p in ([0.0, 1e5], [1e5, 0.0], [1e5, 0.0])]
+    stacked = jax.tree.map(lambda *a: np.stack(a), *samples)  # (T = 3, F, ...)
+    page = export_html(plant, np.zeros((3, 0)), tmp_path / "surfaces.html",
+                       times=np.array([0.0, 2.0, 4.0]), contact_surfaces=[stacked],
+                       camera=CAMERA, show_controls=False)
+    first = chromium.screenshot(page, size=SIZE, virtual_time_ms=300)
+    second = chromium.screenshot(page, size=SIZE, virtual_time_ms=2800)
+    assert _is(_rgb_at(first, -0.4), 2) and _is(_rgb_at(first, 0.4), 0)  # 0 Pa blue, max red
+    assert _is(_rgb_at(second, -0.4), 0) and _is(_rgb_at(second, 0.4), 2)  # the next sample
+    wall = _rgb_at(first, 0.0)
+    assert np.ptp(wall) < 20  # between the squares: the gray wall

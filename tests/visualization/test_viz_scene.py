@@ -1,9 +1,5 @@
 """The scene command log (replay, delete, forwarding) and the static HTML page."""
 
-import base64
-import json
-import re
-
 import numpy as np
 import pytest
 import umsgpack
@@ -11,15 +7,7 @@ import umsgpack
 from jaxbody.visualization.html import static_html
 from jaxbody.visualization.scene import SceneCommands
 from jaxbody.visualization.threejs import shape_object
-from tests.visualization.viz_fixtures import RecordingWindow
-
-
-def _scene_of(html):
-    block = re.search(r'<script id="jaxbody-scene" type="application/json">(.*?)</script>',
-                      html, re.S).group(1)
-    data = json.loads(block)
-    data["commands"] = [umsgpack.unpackb(base64.b64decode(c)) for c in data["commands"]]
-    return data
+from tests.visualization.viz_fixtures import RecordingWindow, scene_of
 
 
 def test_latest_command_per_path_is_kept_in_replay_order():
@@ -82,7 +70,7 @@ def test_static_html_inlines_the_viewer_and_the_scene():
     assert "<title>&lt;pendulum &amp; co&gt;</title>" in html
     assert "MeshCat" in html and 'src="' not in html and "connect(" not in html.split(
         'id="jaxbody-scene"')[1]
-    scene = _scene_of(html)
+    scene = scene_of(html)
     assert scene["camera"] == {"position": [1.0, 2.0, 3.0], "target": [0.0, 0.0, 0.5]}
     assert scene["controls"] is False
     assert scene["commands"][0]["path"] == "/jaxbody/a"

@@ -1,12 +1,19 @@
 """Fixtures of the visualization tests: small mesh files written on demand (never committed as
 data: a cube as .obj with a .mtl, .stl and .ply, and a tetrahedron as a minimal COLLADA .dae),
-and a stand-in for a live meshcat window."""
+a stand-in for a live meshcat window, the scene data of an exported page, and hand-made
+hydroelastic contact polygons."""
 
 from __future__ import annotations
 
+import base64
+import json
 import os
+import re
 
 import numpy as np
+import umsgpack
+
+from jaxbody.geometry.hydroelastic.polygons import ContactPolygons
 
 CUBE_HALF = 0.1  # m
 
@@ -69,3 +76,35 @@ class RecordingWindow:
 
     def send(self, command):
         self.sent.append(command.lower())
+
+
+def scene_of(html) -> dict:
+    """The scene block of a `static_html` page, with its commands unpacked (dicts)."""
+    block = re.search(r'<script id="jaxbody-scene" type="application/json">(.*?)</script>',
+                      html, re.S).group(1)
+    data = json.loads(block)
+    data["commands"] = [umsgpack.unpackb(base64.b64decode(c)) for c in data["commands"]]
+    return data
+
+
+def contact_polygons(polys, pressures, *, slots=None, V=5, invalid=()):
+    """`ContactPolygons` of the polygons (each (n, 3)) in order, in ``slots`` slots of V vertices
+    (padded with the last vertex); slots listed in ``invalid`` hold NaN and are not valid. Areas
+    are 1 m² and normals +x (the drawing uses only the vertices and pressures)."""
+    F = slots or len(polys) + len(invalid)
+    verts, n = np.full((F, V, 3), np.nan), np.zeros(F, np.int32)
+    pressure, valid = np.full(F, np.nan), np.zeros(F, bool)
+    live = [f for f in range(F) if f not in invalid]
+    for f, P, p in zip(live, polys, pressures):
+        P = np.asarray(P, float)
+        verts[f, :len(P)], verts[f, len(P):], n[f], pressure[f], valid[f] = P, P[-1], len(P), p, True
+    area = np.ones(F)
+    return ContactPolygons(area=area, centroid=verts.mean(1), normal=np.tile([1.0, 0, 0], (F, 1)),
+                           pressure=pressure, grad_M=np.zeros((F, 3)), grad_N=np.zeros((F, 3)),
+                           vertices=verts, num_vertices=n, valid=valid)
+
+
+def square(y0, size=0.4, x=0.0, z0=-0.2):
+    """A square in the plane x = const, counterclockwise about +x."""
+    return np.array([[x, y0, z0], [x, y0 + size, z0], [x, y0 + size, z0 + size],
+                     [x, y0, z0 + size]])

@@ -18,24 +18,11 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
-from jax.custom_batching import custom_vmap
+
+from jaxbody.math.batching import batch_all  # noqa: F401 (re-exported)
 
 POINTS_PER_BODY = 3  # default capacity per body that can touch something
 MIN_CAPACITY = 32
-
-
-@custom_vmap
-def batch_all(flag):
-    """``flag`` (a boolean scalar) for one problem; under ``jax.vmap``, whether it holds for every
-    member, returned *unbatched*, so that a ``lax.cond`` on it stays one branch for the whole
-    batch instead of becoming a select that runs both. Not differentiable (a boolean)."""
-    return flag
-
-
-@batch_all.def_vmap
-def _batch_all_rule(axis_size, in_batched, flag):
-    (batched,) = in_batched
-    return (jnp.all(flag) if batched else flag), False
 
 
 def deepest_slots(phi, valid, k):

@@ -210,7 +210,10 @@ HYDRO_GROUP = "hydroelastic"
 
 
 def _hydro_value(what, name, value):
-    x = float(value)
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        x = float("nan")
     if not (np.isfinite(x) and x > 0):
         raise ValueError(f"{what}: {name} must be a finite number > 0, got {value!r}")
     return x

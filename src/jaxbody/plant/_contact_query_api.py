@@ -243,8 +243,8 @@ class ContactQueryAPI:
                 collision geometry of the plant.
             **values: any of ``point_contact_stiffness`` (N/m), ``relaxation_time`` (s),
                 ``hunt_crossley_dissipation`` (s/m), ``static_friction``, ``dynamic_friction``,
-                ``hydroelastic_modulus`` (Pa, > 0; inf: rigid; the mesh stays the one built
-                at Finalize):
+                ``hydroelastic_modulus`` (Pa; finite and > 0 for a compliant geometry, whose
+                mesh stays the one built at Finalize; ignored for the others):
                 a scalar (every geometry named) or an array with one entry per geometry named.
                 Concrete values must be >= 0 (stiffness may be inf); traced ones are not checked.
         """
@@ -265,6 +265,14 @@ class ContactQueryAPI:
                 if not np.all(ok):
                     raise ValueError(f"SetContactParameters: {name} must be finite and >= 0, "
                                      f"got {np.asarray(x)}")
+                if name == MODULUS:  # a compliant geometry's mesh is fixed: E finite and > 0
+                    compliant = np.isfinite(self._default_contact_parameters[MODULUS][index])
+                    bad = compliant & ~(np.isfinite(x) & (x > 0))
+                    if np.any(bad):
+                        raise ValueError(
+                            "SetContactParameters: hydroelastic_modulus of a compliant "
+                            "geometry must be finite and > 0 (its pressure field is built at "
+                            f"Finalize; it cannot become rigid), got {np.asarray(x)}")
             contact[name] = contact[name].at[index].set(x.astype(contact[name].dtype))
         mu_s, mu_d = contact[STATIC_FRICTION], contact[DYNAMIC_FRICTION]
         if not isinstance(mu_s, jax.core.Tracer) and not isinstance(mu_d, jax.core.Tracer):

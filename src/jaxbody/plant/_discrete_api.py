@@ -130,7 +130,7 @@ class DiscreteAPI:
         quadrature points), or None when uncapped."""
         pairs = getattr(self, "_collision_pairs", None)
         if pairs is None or len(pairs[0]) == 0:
-            return None
+            return (None, None) if with_index else None
         # Drake's order: point pairs, then hydroelastic quadrature points
         pc = concatenate_contacts([self.CalcPointContacts(context) if len(self._point_pairs[0])
                                    else None, self._hydro_contact_points(context)])
@@ -280,7 +280,9 @@ class DiscreteAPI:
             return self._continuous_contact_results(context)
         solver_parameters = kwargs.pop("solver_parameters", None)
         result = _jitted_step(self, solver_parameters, context, actuation, kwargs)
-        pc, index = self._contact_points(context, with_index=True)
+        if getattr(self, "_contact_points_jit", None) is None:  # compiled once per plant
+            self._contact_points_jit = jax.jit(partial(self._contact_points, with_index=True))
+        pc, index = self._contact_points_jit(context)
         n_point = self._contact_query.num_points if len(self._point_pairs[0]) else 0
         point = np.arange(0 if pc is None else pc.phi.shape[0])
         if index is not None:

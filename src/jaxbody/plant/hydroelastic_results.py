@@ -111,4 +111,4 @@ def spatial_force_at_centroid(surface: ContactSurface, p_WQ, f_Aq_W) -> SpatialF
     p_WC = surface.centroid()
     f = np.sum(f_Aq_W, 0)
     tau = np.sum(np.cross(p_WQ - p_WC, f_Aq_W), 0)
-    return SpatialForce(tau, f)
+    return SpatialForce(np.asarray(tau), np.asarray(f))

@@ -24,8 +24,8 @@ from jaxbody.visualization.meshcat_visualizer import DEFAULT_FPS, MeshcatVisuali
 
 def export_html(plant, trajectory, path, *, times=None, context=None, role=None, fps=DEFAULT_FPS,
                 contact_points=None, contact_forces=None, contact_mask=None, force_scale=None,
-                triads=False, center_of_mass=False, camera=None, title=None,
-                show_controls=True) -> str:
+                contact_surfaces=None, max_pressure=None, triads=False, center_of_mass=False,
+                camera=None, title=None, show_controls=True) -> str:
     """Writes an HTML file that animates ``trajectory`` of ``plant``.
 
     Args:
@@ -38,6 +38,10 @@ def export_html(plant, trajectory, path, *, times=None, context=None, role=None,
         fps: keyframes per second of trajectory time; None keeps every sample.
         contact_points, contact_forces: (T, P, 3) in World (m, N); contact_mask: (T, P).
         force_scale: arrow length per newton (m/N), None for automatic.
+        contact_surfaces: hydroelastic contact surfaces per sample, drawn colored by pressure
+            (``jax.vmap(plant.CalcHydroelasticSurfaces)`` over the samples' contexts; see
+            `jaxbody.visualization.contact_surfaces`, whose example exports a rollout).
+        max_pressure: the pressure drawn red (Pa); None: the largest of every sample.
         triads: True draws every body frame's axes.
         center_of_mass: True draws the plant's center of mass.
         camera: ``(position, target)`` in World (m), or None to frame the model.
@@ -56,6 +60,7 @@ def export_html(plant, trajectory, path, *, times=None, context=None, role=None,
         viz.SetCameraPose(*camera)
     viz.PublishTrajectory(trajectory, times, fps=fps, contact_points=contact_points,
                           contact_forces=contact_forces, contact_mask=contact_mask,
-                          force_scale=force_scale)
+                          force_scale=force_scale, contact_surfaces=contact_surfaces,
+                          max_pressure=max_pressure)
     title = os.path.basename(str(path)) if title is None else title
     return viz.SaveHtml(path, title=title, show_controls=show_controls)

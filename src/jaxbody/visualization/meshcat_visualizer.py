@@ -11,7 +11,9 @@ it cannot give a single offline file.
 
 Scene tree (as Drake's, under ``/jaxbody``): ``/jaxbody/<model instance>/<body>`` per body
 (posed in World), its geometries ``<body>/<geometry name>_<id>`` (posed in the body), triads
-``<body>/triad_<frame>``; overlays under ``/jaxbody/overlays``.
+``<body>/triad_<frame>``; overlays under ``/jaxbody/overlays``: ``center_of_mass``, contact
+slots ``contacts/<p>`` (`jaxbody.visualization.overlays`) and hydroelastic contact surfaces
+colored by pressure, ``contact_surfaces`` (`jaxbody.visualization.contact_surfaces`).
 
 Example:
     >>> import numpy as np, jaxbody as jb
@@ -37,7 +39,7 @@ import re
 import numpy as np
 
 from jaxbody.geometry import Box, HalfSpace, Role
-from jaxbody.math.so3 import quaternion_to_rotation
+from jaxbody.visualization import contact_surfaces as cs
 from jaxbody.visualization import overlays as ov
 from jaxbody.visualization.html import static_html
 from jaxbody.visualization.scene import SceneCommands
@@ -50,6 +52,8 @@ from jaxbody.visualization.trajectory import (
 
 ROOT = "/jaxbody"
 OVERLAYS = ROOT + "/overlays"
+CONTACTS = OVERLAYS + "/contacts"
+SURFACES = OVERLAYS + "/contact_surfaces"
 DEFAULT_FPS = 60.0  # keyframes per second of trajectory time
 CAMERA_DIRECTION = np.array([1.0, -0.9, 0.55])  # from the target towards the camera
 
@@ -119,6 +123,7 @@ class MeshcatVisualizer:
         self._extent = []  # (body index, p_BG, radius) of each finite geometry
         self._com = None  # radius of the center-of-mass marker, when shown
         self._num_contacts = 0
+        self._surfaces_drawn = False
         self._camera = None
         self._recording, self._samples = None, []
         self._draw_geometry()
@@ -233,14 +238,23 @@ class MeshcatVisualizer:
 
     # --- Publishing -------------------------------------------------------------------------
     def Publish(self, context, *, contact_points=None, contact_forces=None,
-                contact_mask=None, force_scale=None) -> None:
+                contact_mask=None, force_scale=None, contact_surfaces=None,
+                max_pressure=None) -> None:
         """Poses every body from ``context`` (and the overlays), and records the sample if
-        recording. Contacts: (P, 3) points and forces and a (P,) mask (see `overlays`)."""
+        recording. Contacts: (P, 3) points and forces and a (P,) mask (see `overlays`).
+        ``contact_surfaces``: the hydroelastic surfaces of the configuration, a list per pair of
+        `HydroSurface` (``plant.CalcHydroelasticSurfaces(context)``), `ContactPolygons` or
+        `ContactSurface` (``plant.ComputeContactSurfaces(context)``), drawn colored by pressure
+        on a scale of 0 to ``max_pressure`` Pa (None: their largest pressure; see
+        `contact_surfaces`); they replace the surfaces drawn before."""
         self._publish_pose(context)
         if contact_points is not None or contact_forces is not None:
             pts, f, m = ov.check_contacts(contact_points, contact_forces, contact_mask)
             s = ov.auto_force_scale(f, m, force_scale)
             self._publish_contacts(ov.contact_frames(pts, f, m, s))
+        if contact_surfaces is not None:
+            cs.publish_surfaces(self._scene, SURFACES, contact_surfaces, max_pressure)
+            self._surfaces_drawn = True
         if self._recording is not None:
             self._recording.append((float(context.time), np.asarray(context.q)))
 
@@ -262,24 +276,24 @@ class MeshcatVisualizer:
     def _contact_nodes(self, num):
         """Creates contact slots up to ``num`` and hides any beyond it."""
         for p in range(self._num_contacts, num):
-            root = f"{OVERLAYS}/contacts/{p}"
+            root = f"{CONTACTS}/{p}"
             self._scene.set_object(f"{root}/point", ov.sphere_object(0.012, ov.POINT_RGBA))
             for part, obj in ov.arrow_objects(0.006).items():
                 self._scene.set_object(f"{root}/force/{part}", obj)
         for p in range(num, self._num_contacts):
-            self._scene.set_property(f"{OVERLAYS}/contacts/{p}", "visible", False)
+            self._scene.set_property(f"{CONTACTS}/{p}", "visible", False)
         self._num_contacts = max(self._num_contacts, num)
 
     def _publish_contacts(self, c):
         num = c["position"].shape[0]
         self._contact_nodes(num)
         for p in range(num):
-            root = f"{OVERLAYS}/contacts/{p}"
+            root = f"{CONTACTS}/{p}"
             self._scene.set_property(root, "visible", True)
             self._scene.set_transform(f"{root}/point", ov.translation(c["position"][p]))
             self._scene.set_property(f"{root}/point", "visible", bool(c["visible"][p]))
             X = ov.translation(c["position"][p])
-            X[:3, :3] = _rotation_xyzw(c["quaternion"][p])
+            X[:3, :3] = ov.rotation_xyzw(c["quaternion"][p])
             self._scene.set_transform(f"{root}/force", X)
             self._scene.set_property(f"{root}/force", "visible", bool(c["arrow_visible"][p]))
             self._scene.set_transform(f"{root}/force/shaft", np.diag([1, 1, c["length"][p], 1]))
@@ -287,8 +301,9 @@ class MeshcatVisualizer:
                                       ov.translation([0, 0, c["length"][p]]))
 
     def PublishTrajectory(self, trajectory, times=None, *, fps=DEFAULT_FPS, contact_points=None,
-                          contact_forces=None, contact_mask=None, force_scale=None, play=True,
-                          loop=True, context=None) -> None:
+                          contact_forces=None, contact_mask=None, force_scale=None,
+                          contact_surfaces=None, max_pressure=None, play=True, loop=True,
+                          context=None) -> None:
         """Animates a recorded trajectory (the viewer's time slider scrubs it).
 
         Args:
@@ -299,6 +314,12 @@ class MeshcatVisualizer:
             contact_points, contact_forces: (T, P, 3) per sample, in World (m, N);
                 contact_mask: (T, P) bool or None (all valid).
             force_scale: arrow length per newton (m/N); None scales the largest to 0.3 m.
+            contact_surfaces: hydroelastic contact surfaces per sample, drawn colored by
+                pressure: ``jax.vmap(plant.CalcHydroelasticSurfaces)`` over the samples'
+                contexts (arrays with a leading axis T), or a length-T list of per-sample lists
+                (see `Publish` and `contact_surfaces`); they replace the surfaces drawn before
+                (None removes them).
+            max_pressure: the pressure (Pa) drawn red; None: the largest of every sample.
             play: start playing at once; loop: repeat forever (else play once).
             context: the `Context` whose parameters pose the bodies (None: the last one
                 published).
@@ -323,7 +344,14 @@ class MeshcatVisualizer:
             s = ov.auto_force_scale(f, m, force_scale)
             frames = ov.contact_frames(pts[keep], f[keep], m[keep], s)
             self._publish_contacts({k: v[0] for k, v in frames.items()})
-            clips += _contact_clips(frames, key_t)
+            clips += ov.contact_clips(CONTACTS, frames, key_t)
+        if contact_surfaces is not None:
+            clips += cs.animate_surfaces(self._scene, SURFACES, contact_surfaces,
+                                         len(traj.times), keep, key_t, max_pressure)
+            self._surfaces_drawn = True
+        elif self._surfaces_drawn:  # an earlier trajectory's (or configuration's) surfaces
+            self._scene.delete(SURFACES)
+            self._surfaces_drawn = False
         reps = math.inf if loop else 1
         self._scene.set_animation(clips, play=play, repetitions=reps)
 

@@ -22,12 +22,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from jaxbody.math.so3 import quaternion_to_rotation
 from jaxbody.visualization.threejs import (
     Y_TO_Z,
     cylinder_geometry,
     mesh_object,
     phong_material,
     sphere_geometry,
+    typed_array,
 )
 
 TRIAD_RGBA = ((0.9, 0.1, 0.1, 1.0), (0.1, 0.8, 0.1, 1.0), (0.1, 0.2, 0.9, 1.0))  # x, y, z
@@ -133,6 +135,12 @@ def arrow_quaternions_xyzw(forces) -> np.ndarray:
     return q / np.linalg.norm(q, axis=-1, keepdims=True)
 
 
+def rotation_xyzw(q) -> np.ndarray:
+    """(3, 3) rotation matrix of the quaternion ``q`` = [x, y, z, w]."""
+    x, y, z, w = q
+    return quaternion_to_rotation(np.array([w, x, y, z], float))
+
+
 def contact_frames(points, forces, mask, scale):
     """Per-slot node states of one or many time steps, as arrays with the inputs' leading
     shape: ``position`` (..., 3), ``quaternion`` (..., 4), ``length`` (...,) and ``visible``
@@ -146,8 +154,6 @@ def contact_frames(points, forces, mask, scale):
 def track(name, jstype, times, values) -> dict:
     """A three.js keyframe track (``vector3``, ``quaternion`` or ``bool``) of ``values``
     (K, n) (or (K,) for bool) at key ``times`` (K,) in s."""
-    from jaxbody.visualization.threejs import typed_array
-
     values = np.asarray(values)
     if jstype == "bool":
         vals = [bool(v) for v in values.reshape(-1)]
@@ -159,3 +165,26 @@ def track(name, jstype, times, values) -> dict:
 def clip(path, tracks) -> dict:
     """One animated node: a three.js AnimationClip (times in s: fps = 1) at ``path``."""
     return {"path": path, "clip": {"fps": 1.0, "name": "default", "tracks": tracks}}
+
+
+def contact_clips(root, frames, key_t) -> list:
+    """The animation of contact slots ``<root>/<p>`` from `contact_frames` of K samples
+    (arrays (K, P, ...)) at key times ``key_t`` (K,) in s."""
+    clips = []
+    for p in range(frames["position"].shape[1]):
+        node = f"{root}/{p}"
+        L = frames["length"][:, p]
+        zeros = np.zeros_like(L)
+        clips += [
+            clip(f"{node}/point", [track("position", "vector3", key_t, frames["position"][:, p]),
+                                   track("visible", "bool", key_t, frames["visible"][:, p])]),
+            clip(f"{node}/force", [
+                track("position", "vector3", key_t, frames["position"][:, p]),
+                track("quaternion", "quaternion", key_t, frames["quaternion"][:, p]),
+                track("visible", "bool", key_t, frames["arrow_visible"][:, p])]),
+            clip(f"{node}/force/shaft", [track("scale", "vector3", key_t,
+                                               np.stack([zeros + 1, zeros + 1, L], -1))]),
+            clip(f"{node}/force/head", [track("position", "vector3", key_t,
+                                              np.stack([zeros, zeros, L], -1))]),
+        ]
+    return clips

@@ -80,6 +80,15 @@ def phong_material(rgba, *, flat_shading=False) -> dict:
             "reflectivity": 0.5}
 
 
+def vertex_color_material(opacity=1.0, *, depth_test=True) -> dict:
+    """An unlit ``MeshBasicMaterial`` showing the geometry's per-vertex colors as they are (for
+    colormaps). It is drawn in the transparent pass, after every opaque object; with
+    ``depth_test=False`` it is drawn over everything."""
+    return {"uuid": _uuid(), "type": "MeshBasicMaterial", "color": 0xFFFFFF,
+            "vertexColors": True, "opacity": float(opacity), "transparent": True, "side": 2,
+            "depthTest": bool(depth_test), "depthWrite": bool(depth_test)}
+
+
 def mesh_object(geometry: dict, material: dict, X=None) -> dict:
     """A three.js ``Mesh`` of ``geometry`` and ``material``, with the fixed transform ``X``."""
     X = np.eye(4) if X is None else X

@@ -2,8 +2,9 @@
 of a configuration, and their quadrature points for the discrete (SAP) step.
 
 Pairs (Drake's ``kHydroelasticWithFallback``): a compliant volume against a rigid surface mesh
-or a rigid half space, or two compliant volumes, gets a contact surface; every other pair
-(no hydroelastic properties, rigid-rigid, a compliant half space) falls back to point contact.
+or a rigid half space, two compliant volumes, or a compliant half space against a rigid mesh
+gets a contact surface; every other pair (no hydroelastic properties, rigid-rigid, a compliant
+half space against a compliant volume, as in Drake) falls back to point contact.
 The surface of a pair is computed in a fixed number of polygon slots (`ContactPolygons`), so
 everything is a pure function of the poses and the moduli: jit, vmap and grad apply.
 
@@ -45,6 +46,9 @@ from jaxbody.geometry.hydroelastic.representation import (
     SoftVolume,
 )
 from jaxbody.geometry.hydroelastic.soft_half_space import soft_half_space_polygons
+from jaxbody.geometry.hydroelastic.soft_half_space_rigid_mesh import (
+    half_space_rigid_mesh_polygons,
+)
 from jaxbody.geometry.hydroelastic.soft_rigid_mesh import soft_rigid_mesh_polygons
 from jaxbody.geometry.hydroelastic.soft_soft import soft_soft_polygons
 
@@ -55,13 +59,16 @@ PHI_INVALID = 1.0e3
 # Quadrature points a hydroelastic pair is expected to have in a step, for the default SAP
 # capacity (more still solve exactly, with every slot).
 HYDRO_POINTS_PER_PAIR = 64
-DEFAULT_MAX_PAIRS = 4096  # element-pair candidates per geometry pair (soft-mesh kinds)
+DEFAULT_MAX_PAIRS = 4096
+# Element pairs clipped when, over the whole batch, no more can intersect (the exact fast path
+# of the soft-mesh kinds; every candidate is clipped otherwise).
+FAST_ELEMENT_PAIRS = 128  # element-pair candidates per geometry pair (soft-mesh kinds)
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class HydroPair:
     """One hydroelastic candidate pair: ``kind`` ("soft_half_space", "soft_mesh",
-    "soft_soft"), the
+    "soft_soft", "soft_half_space_mesh"), the
     collision indices of its compliant geometry ``soft`` and the other one, their
     representations, whether the soft geometry is M (the lower index), and the slot count."""
 
@@ -80,6 +87,9 @@ def classify(rep_a, rep_b):
     if isinstance(rep_a, SoftVolume) and isinstance(rep_b, SoftVolume):
         return "soft_soft", True
     for r0, r1, a_soft in ((rep_a, rep_b, True), (rep_b, rep_a, False)):
+        if isinstance(r0, HalfSpaceRepresentation) and r0.compliant and isinstance(
+                r1, RigidSurface):
+            return "soft_half_space_mesh", a_soft
         if isinstance(r0, SoftVolume):
             if isinstance(r1, HalfSpaceRepresentation) and not r1.compliant:
                 return "soft_half_space", a_soft
@@ -91,6 +101,9 @@ def classify(rep_a, rep_b):
 def make_pair(kind, a, b, rep_a, rep_b, a_is_soft, max_pairs=DEFAULT_MAX_PAIRS) -> HydroPair:
     soft, other = (a, b) if a_is_soft else (b, a)
     srep, orep = (rep_a, rep_b) if a_is_soft else (rep_b, rep_a)
+    if kind == "soft_half_space_mesh":  # one slot per rigid triangle
+        return HydroPair(kind, soft, other, srep, orep, soft < other,
+                         int(orep.arrays[1].shape[0]), int(max_pairs))
     T = srep.arrays[1].shape[0]
     if kind == "soft_half_space":
         n = T
@@ -119,12 +132,18 @@ def pair_surface(pair: HydroPair, X_W, modulus) -> HydroSurface:
     if pair.kind == "soft_half_space":
         polys = soft_half_space_polygons(pair.soft_rep.arrays[:4], E, X_S, X_O)
         overflow = jnp.zeros((), bool)
+    elif pair.kind == "soft_half_space_mesh":
+        polys = half_space_rigid_mesh_polygons(pair.other_rep.arrays, E,
+                                               pair.soft_rep.slab_thickness, X_S, X_O)
+        overflow = jnp.zeros((), bool)
     elif pair.kind == "soft_soft":
         polys, overflow = soft_soft_polygons(pair.soft_rep.arrays, pair.other_rep.arrays, E,
-                                             modulus[pair.other], X_S, X_O, pair.max_pairs)
+                                             modulus[pair.other], X_S, X_O, pair.max_pairs,
+                                             FAST_ELEMENT_PAIRS)
     else:
         polys, overflow = soft_rigid_mesh_polygons(pair.soft_rep.arrays, pair.other_rep.arrays,
-                                                   E, X_S, X_O, pair.max_pairs)
+                                                   E, X_S, X_O, pair.max_pairs,
+                                                   FAST_ELEMENT_PAIRS)
     if not pair.soft_is_m:  # N is the soft geometry: flip the normal, swap the gradients
         polys = polys._replace(normal=-polys.normal, grad_M=polys.grad_N, grad_N=polys.grad_M)
     return HydroSurface(polys, overflow)

@@ -10,8 +10,9 @@
   needs ``slab_thickness``.
 
 Missing or invalid values raise ValueError naming the geometry, as Drake's SceneGraph does when
-the geometry is registered. A ``margin`` > 0 (Drake's inflated meshes) is not supported and
-raises. Representations are cached per (shape, properties).
+the geometry is registered. A ``margin`` > 0 (Drake's inflated meshes) and Drake's
+``kDenseInteriorVertices`` tessellation are not supported and raise. Representations are
+cached per (shape, properties).
 """
 
 from __future__ import annotations
@@ -129,9 +130,15 @@ def hydroelastic_representation(geometry):
         raise ValueError(f"Collision geometry {_describe(geometry)}: a hydroelastic margin "
                          f"({margin}) is not supported by jaxbody (Drake inflates the mesh); "
                          "remove ('hydroelastic', 'margin')")
+    strategy = props.GetPropertyOrDefault(HYDRO_GROUP, "tessellation_strategy", None)
+    if strategy is not None and "dense" in str(getattr(strategy, "name", strategy)).lower():
+        raise ValueError(f"Collision geometry {_describe(geometry)}: Drake's "
+                         "kDenseInteriorVertices tessellation is not supported by jaxbody "
+                         "(its meshes have a single interior vertex, Drake's default)")
     hint = props.GetPropertyOrDefault(HYDRO_GROUP, RESOLUTION_HINT, None)
-    key = (kind, shape, hint,
-           props.GetPropertyOrDefault(HYDRO_GROUP, SLAB_THICKNESS, None))
+    key = (kind, shape, hint,  # what the representation and its checks read
+           props.GetPropertyOrDefault(HYDRO_GROUP, SLAB_THICKNESS, None),
+           props.GetPropertyOrDefault(HYDRO_GROUP, MODULUS, None))
     if key in _CACHE:
         return _CACHE[key]
     rep = _make(geometry, kind, shape, props)

@@ -19,6 +19,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxbody.geometry.hydroelastic.element_pairs import clip_candidates, closest_pairs
 from jaxbody.geometry.hydroelastic.polygons import (
     ContactPolygons,
     area_normal_centroid,
@@ -55,7 +56,23 @@ def _clip_triangle(tri, tet):
     return poly, count
 
 
-def soft_rigid_mesh_polygons(soft, rigid, E, X_WS, X_WR, max_pairs):
+def _candidates(tet_v, tri_v):
+    """(m,) whether each (tetrahedron (m, 4, 3), triangle (m, 3, 3)) pair can intersect: the
+    tetrahedron straddles the triangle's plane and no face plane of the tetrahedron has the
+    whole triangle outside. Conservative (a pair that fails has an empty polygon)."""
+    n = jnp.cross(tri_v[:, 1] - tri_v[:, 0], tri_v[:, 2] - tri_v[:, 0])
+    h = jnp.einsum("mij,mj->mi", tet_v - tri_v[:, None, 0], n)
+    straddles = (jnp.min(h, 1) <= 0) & (jnp.max(h, 1) >= 0)
+    outside = jnp.zeros(h.shape[0], bool)
+    for face in TET_FACES:
+        a, b, c = tet_v[:, face[0]], tet_v[:, face[1]], tet_v[:, face[2]]
+        nf = jnp.cross(b - a, c - a)
+        d = jnp.einsum("mij,mj->mi", tri_v - a[:, None], nf)
+        outside = outside | jnp.all(d > 0, 1)
+    return straddles & ~outside
+
+
+def soft_rigid_mesh_polygons(soft, rigid, E, X_WS, X_WR, max_pairs, fast_pairs=None):
     """The contact polygons of a compliant mesh S against a rigid triangle mesh R, oriented with
     M = S, N = R.
 
@@ -64,6 +81,8 @@ def soft_rigid_mesh_polygons(soft, rigid, E, X_WS, X_WR, max_pairs):
         rigid: (vertices, triangles, tri_normals, tri_centers, tri_radii) NumPy, in R.
         E: () S's hydroelastic modulus (Pa). X_WS, X_WR: (R, p) poses in World.
         max_pairs: the candidate capacity m (static).
+        fast_pairs: the exact fast path of `element_pairs.clip_candidates` with the
+            intersection test `_candidates` (None: clip every pair).
 
     Returns:
         (`ContactPolygons` with min(T·F, m) slots, overflow ()).
@@ -75,34 +94,37 @@ def soft_rigid_mesh_polygons(soft, rigid, E, X_WS, X_WR, max_pairs):
     dtype = p_WS.dtype
     R_SR = R_WS.T @ R_WR
     p_SR = R_WS.T @ (p_WR - p_WS)
-    T, F = tets.shape[0], tris.shape[0]
-    tet_idx = np.repeat(np.arange(T), F)
-    tri_idx = np.tile(np.arange(F), T)
-    overflow = jnp.zeros((), bool)
-    if T * F > max_pairs:
-        c_R = jnp.asarray(tri_c, dtype) @ R_SR.T + p_SR  # (F, 3)
-        gap = (jnp.linalg.norm(jnp.asarray(tet_c, dtype)[:, None] - c_R[None], axis=-1)
-               - jnp.asarray(tet_r, dtype)[:, None] - jnp.asarray(tri_r, dtype)[None])
-        neg, sel = jax.lax.top_k(-gap.reshape(-1), max_pairs + 1)
-        overflow = -neg[-1] <= 0  # the first dropped pair's spheres overlap
-        sel = sel[:max_pairs]
-        tet_idx, tri_idx = jnp.asarray(tet_idx)[sel], jnp.asarray(tri_idx)[sel]
+    tet_idx, tri_idx, overflow = closest_pairs(
+        tets.shape[0], tris.shape[0], jnp.asarray(tet_c, dtype), jnp.asarray(tet_r, dtype),
+        jnp.asarray(tri_c, dtype) @ R_SR.T + p_SR, jnp.asarray(tri_r, dtype), max_pairs)
     Vd = jnp.asarray(V, dtype)
-    tet_v = Vd[jnp.asarray(tets)[tet_idx]]  # (m, 4, 3)
-    tri_v = jnp.asarray(W, dtype)[jnp.asarray(tris)[tri_idx]] @ R_SR.T + p_SR  # (m, 3, 3)
-    n_tri = jnp.asarray(tri_n, dtype)[tri_idx] @ R_SR.T
-    g_S = jnp.asarray(grad_e, dtype)[tet_idx]
+    tri_S = jnp.asarray(W, dtype)[jnp.asarray(tris)] @ R_SR.T + p_SR  # (F, 3, 3)
+    n_S = jnp.asarray(tri_n, dtype) @ R_SR.T
     g_norm = np.linalg.norm(grad_e, axis=1)
-    g_hat = jnp.asarray(grad_e / np.where(g_norm > 0, g_norm, 1.0)[:, None], dtype)[tet_idx]
+    g_hat = jnp.asarray(grad_e / np.where(g_norm > 0, g_norm, 1.0)[:, None], dtype)
+    g_S, e_first = jnp.asarray(grad_e, dtype), jnp.asarray(extent, dtype)[tets[:, 0]]
+
+    def clip(ti, fi):
+        return _polygons(Vd[jnp.asarray(tets)[ti]], tri_S[fi], n_S[fi], g_S[ti], g_hat[ti],
+                         e_first[ti], E, R_WS, p_WS)
+
+    def candidate():
+        return _candidates(Vd[jnp.asarray(tets)[tet_idx]], tri_S[tri_idx])
+
+    return clip_candidates(clip, tet_idx, tri_idx, candidate, fast_pairs), overflow
+
+
+def _polygons(tet_v, tri_v, n_tri, g_S, g_hat, e0, E, R_WS, p_WS):
+    """`ContactPolygons` (World) of triangles ``tri_v`` (m, 3, 3) clipped by tetrahedra
+    ``tet_v`` (m, 4, 3), both in S, with the tetrahedra's extent gradients ``g_S`` (unit:
+    ``g_hat``) and extents ``e0`` at their first vertex."""
     facing = jnp.sum(g_hat * n_tri, -1) > COS_MAX_ANGLE
     poly_S, count = jax.vmap(_clip_triangle)(tri_v, tet_v)
     area, normal_S, centroid_S = area_normal_centroid(poly_S)
-    e0 = jnp.asarray(extent, dtype)[jnp.asarray(tets)[tet_idx, 0]]
     e_c = e0 + jnp.sum(g_S * (centroid_S - tet_v[:, 0]), -1)
     grad_W = E * g_S @ R_WS.T
-    polys = ContactPolygons(
+    return ContactPolygons(
         area=area, centroid=centroid_S @ R_WS.T + p_WS, normal=_unit(normal_S @ R_WS.T),
         pressure=E * e_c, grad_M=grad_W, grad_N=jnp.zeros_like(grad_W),
         vertices=poly_S @ R_WS.T + p_WS, num_vertices=count,
         valid=facing & (count >= 3))
-    return polys, overflow

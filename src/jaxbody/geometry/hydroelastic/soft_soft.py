@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 
 from jaxbody.geometry.collision._util import safe_norm
+from jaxbody.geometry.hydroelastic.element_pairs import clip_candidates, closest_pairs
 from jaxbody.geometry.hydroelastic.polygons import (
     ContactPolygons,
     area_normal_centroid,
@@ -71,13 +71,15 @@ def _pair_polygon(tet0, p0_o, g0, tet1, p1_o, g1):
     return poly, count, n_hat, kept
 
 
-def soft_soft_polygons(soft_m, soft_n, E_m, E_n, X_WM, X_WN, max_pairs):
+def soft_soft_polygons(soft_m, soft_n, E_m, E_n, X_WM, X_WN, max_pairs, fast_pairs=None):
     """The contact polygons of compliant meshes M and N (normals out of N into M).
 
     Args:
         soft_m, soft_n: (vertices, tetrahedra, extent, grad_e, tet_centers, tet_radii) NumPy.
         E_m, E_n: () the moduli (Pa). X_WM, X_WN: (R, p) poses in World.
         max_pairs: the candidate capacity (static).
+        fast_pairs: the exact fast path of `element_pairs.clip_candidates`, with the test that
+            the two tetrahedra's bounding boxes (in M) overlap (None: clip every pair).
 
     Returns:
         (`ContactPolygons` with min(T₀·T₁, max_pairs) slots, overflow ()).
@@ -89,35 +91,31 @@ def soft_soft_polygons(soft_m, soft_n, E_m, E_n, X_WM, X_WN, max_pairs):
     dtype = p_WM.dtype
     R_MN = R_WM.T @ R_WN
     p_MN = R_WM.T @ (p_WN - p_WM)
-    T0, T1 = tets0.shape[0], tets1.shape[0]
-    i0 = np.repeat(np.arange(T0), T1)
-    i1 = np.tile(np.arange(T1), T0)
-    overflow = jnp.zeros((), bool)
-    if T0 * T1 > max_pairs:
-        cN = jnp.asarray(c1, dtype) @ R_MN.T + p_MN
-        gap = (jnp.linalg.norm(jnp.asarray(c0, dtype)[:, None] - cN[None], axis=-1)
-               - jnp.asarray(r0, dtype)[:, None] - jnp.asarray(r1, dtype)[None])
-        neg, sel = jax.lax.top_k(-gap.reshape(-1), max_pairs + 1)
-        overflow = -neg[-1] <= 0
-        sel = sel[:max_pairs]
-        i0, i1 = jnp.asarray(i0)[sel], jnp.asarray(i1)[sel]
-    t0 = jnp.asarray(tets0)[i0]
-    t1 = jnp.asarray(tets1)[i1]
-    tet0 = jnp.asarray(V0, dtype)[t0]  # (m, 4, 3) in M
-    tet1_N = jnp.asarray(V1, dtype)[t1]
-    tet1 = tet1_N @ R_MN.T + p_MN
-    g0 = E_m * jnp.asarray(ge0, dtype)[i0]  # ∇p₀ in M
-    g1_N = E_n * jnp.asarray(ge1, dtype)[i1]
-    g1 = g1_N @ R_MN.T
-    p0_at_v0 = E_m * jnp.asarray(e0, dtype)[t0[:, 0]]
-    p1_at_v0 = E_n * jnp.asarray(e1, dtype)[t1[:, 0]]
-    p0_o = p0_at_v0 - jnp.sum(g0 * tet0[:, 0], -1)  # p₀ at Mo
-    p1_o = p1_at_v0 - jnp.sum(g1 * tet1[:, 0], -1)
-    poly, count, _, kept = jax.vmap(_pair_polygon)(tet0, p0_o, g0, tet1, p1_o, g1)
-    area, normal, centroid = area_normal_centroid(poly)
-    pressure = p0_at_v0 + jnp.sum(g0 * (centroid - tet0[:, 0]), -1)
-    return ContactPolygons(
-        area=area, centroid=centroid @ R_WM.T + p_WM, normal=_unit(normal @ R_WM.T),
-        pressure=pressure, grad_M=g0 @ R_WM.T, grad_N=g1 @ R_WM.T,
-        vertices=poly @ R_WM.T + p_WM, num_vertices=count,
-        valid=kept & (count >= 3)), overflow
+    i0, i1, overflow = closest_pairs(
+        tets0.shape[0], tets1.shape[0], jnp.asarray(c0, dtype), jnp.asarray(r0, dtype),
+        jnp.asarray(c1, dtype) @ R_MN.T + p_MN, jnp.asarray(r1, dtype), max_pairs)
+    tv0 = jnp.asarray(V0, dtype)[jnp.asarray(tets0)]  # (T0, 4, 3) in M
+    tv1 = jnp.asarray(V1, dtype)[jnp.asarray(tets1)] @ R_MN.T + p_MN  # (T1, 4, 3) in M
+    g0_all = E_m * jnp.asarray(ge0, dtype)  # ∇p₀ in M
+    g1_all = E_n * jnp.asarray(ge1, dtype) @ R_MN.T
+    p0_first = E_m * jnp.asarray(e0, dtype)[tets0[:, 0]]
+    p1_first = E_n * jnp.asarray(e1, dtype)[tets1[:, 0]]
+
+    def clip(j0, j1):
+        tet0, tet1, g0, g1 = tv0[j0], tv1[j1], g0_all[j0], g1_all[j1]
+        p0_o = p0_first[j0] - jnp.sum(g0 * tet0[:, 0], -1)  # p₀ at Mo
+        p1_o = p1_first[j1] - jnp.sum(g1 * tet1[:, 0], -1)
+        poly, count, _, kept = jax.vmap(_pair_polygon)(tet0, p0_o, g0, tet1, p1_o, g1)
+        area, normal, centroid = area_normal_centroid(poly)
+        pressure = p0_first[j0] + jnp.sum(g0 * (centroid - tet0[:, 0]), -1)
+        return ContactPolygons(
+            area=area, centroid=centroid @ R_WM.T + p_WM, normal=_unit(normal @ R_WM.T),
+            pressure=pressure, grad_M=g0 @ R_WM.T, grad_N=g1 @ R_WM.T,
+            vertices=poly @ R_WM.T + p_WM, num_vertices=count, valid=kept & (count >= 3))
+
+    def candidate():  # the tetrahedra's bounding boxes (in M) overlap
+        lo0, hi0 = jnp.min(tv0, 1)[i0], jnp.max(tv0, 1)[i0]
+        lo1, hi1 = jnp.min(tv1, 1)[i1], jnp.max(tv1, 1)[i1]
+        return jnp.all((lo0 <= hi1) & (lo1 <= hi0), -1)
+
+    return clip_candidates(clip, i0, i1, candidate, fast_pairs), overflow
