@@ -474,3 +474,12 @@ def test_float32_surface_agrees_with_float64(box):
     np.testing.assert_allclose(f32, f64, rtol=TOL_F32, atol=TOL_F32 * np.abs(f64).max())
     assert float(_total_area(p32)) == pytest.approx(float(_total_area(box.polygons(q, E_SOFT))),
                                                     rel=TOL_F32)
+
+
+def test_compute_contact_surfaces_checks_its_context():
+    plant = jb.MultibodyPlant(1e-3)
+    with pytest.raises(RuntimeError, match="ComputeContactSurfaces"):
+        plant.ComputeContactSurfaces(None)
+    plant.Finalize()
+    with pytest.raises(TypeError, match="ComputeContactSurfaces: expected a Context"):
+        plant.ComputeContactSurfaces("not a context")

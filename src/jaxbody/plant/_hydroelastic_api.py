@@ -124,6 +124,7 @@ class HydroelasticAPI:
         entry per pair)."""
         from jaxbody.plant.hydroelastic_results import ContactSurface
 
+        self._check_context(context, "ComputeContactSurfaces")  # also before Finalize
         geoms = self._collision_geometries()
         out = []
         if not self._hydro_pairs():
