@@ -99,6 +99,7 @@ from jaxbody.geometry import (
     Convex,
     CoulombFriction,
     Cylinder,
+    DefaultProximityProperties,
     Ellipsoid,
     GeometryId,
     GeometrySet,
@@ -108,6 +109,7 @@ from jaxbody.geometry import (
     ProximityProperties,
     RegisteredGeometry,
     Role,
+    SceneGraphConfig,
     Shape,
     Sphere,
 )
@@ -143,5 +145,6 @@ __all__ = [
     "CoulombFriction", "Cylinder", "Ellipsoid", "GeometryId", "GeometrySet", "HalfSpace",
     "IllustrationProperties",
     "Mesh", "PackageMap", "ParseError", "ParseWarning", "Parser", "ProximityProperties",
-    "RegisteredGeometry", "Role", "Shape", "Sphere",
+    "RegisteredGeometry", "Role", "Shape", "Sphere", "DefaultProximityProperties",
+    "SceneGraphConfig",
 ]

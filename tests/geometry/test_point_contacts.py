@@ -11,7 +11,6 @@ import pytest
 import jaxbody as jb
 from jaxbody.geometry import ProximityProperties
 from jaxbody.geometry.collision import ContactQueryOptions
-from jaxbody.geometry.collision.contact_properties import default_hunt_crossley_dissipation
 
 TOL = 1e-12
 IDENTITY_Q = [1.0, 0.0, 0.0, 0.0]
@@ -75,8 +74,7 @@ def test_properties_combine_as_drake_does(scene):
     c = f(_context(plant))
     i = int(np.flatnonzero(np.asarray(c.geometry_a) == int(g_ball))[0])
     kA, kB = 1e6, 2e6
-    dA = default_hunt_crossley_dissipation([0, 0, -9.81])
-    assert dA == pytest.approx(1 / np.sqrt(9.81e-3))
+    dA = 50.0  # Drake's DefaultProximityProperties.hunt_crossley_dissipation
     assert float(c.k[i]) == pytest.approx(kA * kB / (kA + kB), rel=1e-14)
     assert float(c.tau[i]) == pytest.approx(0.1 + 0.05, rel=1e-14)
     assert float(c.mu[i]) == pytest.approx(2 * 0.4 * 0.8 / 1.2, rel=1e-14)
@@ -206,7 +204,13 @@ def test_invalid_property_names_the_geometry(name, value):
 
 
 def test_missing_friction_names_the_geometry():
+    """With Drake's default config a geometry without friction gets (0.5, 0.5); without that
+    default it raises (Drake's ``GetCoulombFriction`` throws)."""
+    config = jb.SceneGraphConfig()
+    config.default_proximity_properties.static_friction = None
+    config.default_proximity_properties.dynamic_friction = None
     plant = jb.MultibodyPlant(0.001)
+    plant.set_scene_graph_config(config)
     _free_body(plant, "slick", jb.Sphere(0.1), props=ProximityProperties())
     _free_body(plant, "other", jb.Sphere(0.1))
     plant.Finalize()

@@ -14,6 +14,7 @@ from jaxbody.geometry.properties import (
     MakePhongIllustrationProperties,
     ProximityProperties,
 )
+from jaxbody.geometry.scene_graph_config import DefaultProximityProperties, SceneGraphConfig
 from jaxbody.geometry.shapes import (
     Box,
     Capsule,
@@ -33,5 +34,6 @@ __all__ = [
     "CoulombFriction", "Cylinder", "Ellipsoid", "GeometryId", "GeometryProperties", "GeometrySet",
     "HalfSpace",
     "IllustrationProperties", "MakePhongIllustrationProperties", "Mesh", "ProximityProperties",
-    "RegisteredGeometry", "Role", "Shape", "Sphere",
+    "RegisteredGeometry", "Role", "Shape", "Sphere", "DefaultProximityProperties",
+    "SceneGraphConfig",
 ]

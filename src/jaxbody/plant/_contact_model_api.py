@@ -6,9 +6,11 @@
 - A continuous plant applies Drake's penalty method (Hunt & Crossley normal force, Stribeck
   friction; `jaxbody.contact.compliant_point_contact`) inside every continuous computation
   (``CalcTimeDerivatives``, ``CalcGeneralizedAccelerations``, ``jaxbody.rollout``,
-  ``simulate_adaptive``). Geometries without ``point_contact_stiffness`` get Drake's heuristic
-  default for it, 2·m_max·g/δ, from the penetration allowance δ (1 mm unless set) and the
-  heaviest body's mass; without ``hunt_crossley_dissipation``, 1/√(g δ).
+  ``simulate_adaptive``).
+- Geometries without contact properties get Drake's defaults, discrete and continuous alike:
+  SceneGraph's ``DefaultProximityProperties`` (k = 1e6 N/m, d = 50 s/m, τ = 0.1 s,
+  μ = (0.5, 0.5); `set_scene_graph_config`), and where one of those is None, the penetration
+  allowance's estimate (``EstimatePointContactParameters``: 2·m_max·g/δ, 1/√(g δ)).
 - ``ContactModel``: Drake's default, ``kHydroelasticWithFallback``, is the default here too: a
   discrete plant gives the pairs with hydroelastic properties (at least one compliant) contact
   surfaces (`_hydroelastic_api`) and the others point contact; ``kHydroelastic`` refuses a
@@ -35,6 +37,11 @@ import numpy as np
 from jaxbody.algorithms import rnea
 from jaxbody.algorithms.spatial import wrench_about_origin
 from jaxbody.contact import compliant_point_contact as cpc
+from jaxbody.geometry.collision.contact_properties import (
+    DEFAULT_PENETRATION_ALLOWANCE,
+    estimate_point_contact_parameters,
+)
+from jaxbody.geometry.scene_graph_config import SceneGraphConfig, checked_copy
 
 DEFAULT_STICTION_TOLERANCE = 1e-4  # m/s: Drake's MultibodyPlantConfig default (its docs say 1 mm/s)
 
@@ -110,19 +117,37 @@ class ContactModelAPI:
     def get_discrete_contact_approximation(self):
         return getattr(self, "_discrete_approximation", DiscreteContactApproximation.kSap)
 
-    def set_penetration_allowance(self, penetration_allowance=1e-3):
-        """Drake's penetration allowance δ (m), from which a continuous plant's default point
-        stiffness (2·m_max·g/δ per geometry) and Hunt-Crossley dissipation (1/√(g δ)) are
-        estimated. Before Finalize()."""
-        self._require_not_finalized("set_penetration_allowance")
+    def set_penetration_allowance(self, penetration_allowance=DEFAULT_PENETRATION_ALLOWANCE):
+        """Drake's penetration allowance δ (m), from which the plant estimates a point-contact
+        stiffness (2·m_max·g/δ per geometry) and Hunt-Crossley dissipation (1/√(g δ)) and the
+        contact time scale √(δ/g). The estimate applies only where a geometry lacks the
+        property and the `SceneGraphConfig` default is None (with Drake's defaults, 1e6 N/m
+        and 50 s/m, it changes only the time scale). As in Drake, allowed after Finalize():
+        the plant's default parameters follow (contexts made before keep theirs, being
+        Context parameters: make a new one with ``CreateDefaultContext``)."""
         delta = float(penetration_allowance)
         if not (math.isfinite(delta) and delta > 0):
             raise ValueError("set_penetration_allowance(): penetration_allowance must be "
                              f"strictly positive, got {penetration_allowance!r}")
         self._penetration_allowance = delta
+        if self.is_finalized():
+            self._set_default_contact_parameters()
+            self._invalidate_content_key()
 
     def get_penetration_allowance(self):
-        return getattr(self, "_penetration_allowance", 1e-3)
+        return getattr(self, "_penetration_allowance", DEFAULT_PENETRATION_ALLOWANCE)
+
+    def set_scene_graph_config(self, config: SceneGraphConfig):
+        """Drake's ``SceneGraph::set_config``: the `SceneGraphConfig` whose
+        ``default_proximity_properties`` fill the contact properties that collision geometries
+        lack (jaxbody has no separate SceneGraph; the plant holds its geometry). Before
+        Finalize(); the plant keeps a validated copy."""
+        self._require_not_finalized("set_scene_graph_config")
+        self._scene_graph_config = checked_copy(config)
+
+    def get_scene_graph_config(self) -> SceneGraphConfig:
+        config = getattr(self, "_scene_graph_config", None)
+        return SceneGraphConfig() if config is None else checked_copy(config)
 
     def set_stiction_tolerance(self, v_stiction=DEFAULT_STICTION_TOLERANCE):
         """The stiction tolerance v_s (m/s): the Stribeck model's of a continuous plant, the
@@ -139,20 +164,18 @@ class ContactModelAPI:
         return getattr(self, "_stiction_tolerance", DEFAULT_STICTION_TOLERANCE)
 
     def _penalty_parameters(self):
-        """(per-geometry stiffness, dissipation, time scale) of Drake's
-        ``EstimatePointContactParameters`` for this plant's penetration allowance."""
-        g = float(np.linalg.norm(self._gravity)) or 9.81
-        mass = max([float(b.default_mass()) for b in self._bodies] + [0.0])
-        delta = self.get_penetration_allowance()
-        k_combined = mass * g / delta
-        time_scale = 1.0 / math.sqrt(g / delta)
-        return 2.0 * k_combined, time_scale / delta, time_scale
+        """Drake's ``EstimatePointContactParameters`` for this plant's heaviest body, gravity
+        and penetration allowance (`PenaltyParameters`)."""
+        masses = [float(b.default_mass()) for b in self._bodies]
+        mass = max([m for m in masses if math.isfinite(m)] + [0.0])
+        return estimate_point_contact_parameters(mass, self._gravity,
+                                                 self.get_penetration_allowance())
 
     def get_contact_penalty_method_time_scale(self):
         """Drake's contact time scale 1/ω, ω = √(g/δ) (s): a hint for a continuous plant's
         integration step."""
         self._require_finalized("get_contact_penalty_method_time_scale")
-        return self._penalty_parameters()[2]
+        return self._penalty_parameters().time_scale
 
     def _has_continuous_contact(self):
         """Whether the plant is continuous with candidate contact pairs."""

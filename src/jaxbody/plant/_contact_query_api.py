@@ -41,9 +41,9 @@ from jaxbody.geometry.collision.contact_properties import (
     PARAMETER_NAMES,
     STATIC_FRICTION,
     STIFFNESS,
-    default_hunt_crossley_dissipation,
     geometry_contact_parameters,
     hydroelastic_moduli,
+    material_defaults,
 )
 from jaxbody.geometry.collision.query import (
     ContactQueryOptions,
@@ -138,12 +138,17 @@ class ContactQueryAPI:
         # hydroelastic pairs get contact surfaces; the rest use point contact
         *self._point_pairs, self._hydroelastic_pairs = self._split_hydroelastic_pairs(
             *self._collision_pairs)
-        if self.is_discrete():
-            values, has_friction = geometry_contact_parameters(
-                geoms, default_hunt_crossley_dissipation(self._gravity))
-        else:  # Drake's penalty-method defaults from the penetration allowance
-            k, d, _ = self._penalty_parameters()
-            values, has_friction = geometry_contact_parameters(geoms, d, k)
+        self._set_default_contact_parameters()
+
+    def _set_default_contact_parameters(self):
+        """Each collision geometry's contact parameters: its own properties, else SceneGraph's
+        default proximity properties, else the penetration-allowance estimate (Drake's rule,
+        `material_defaults`); discrete and continuous plants alike."""
+        geoms = self._collision_geometries()
+        defaults = material_defaults(
+            self.get_scene_graph_config().default_proximity_properties,
+            self._penalty_parameters())
+        values, has_friction = geometry_contact_parameters(geoms, defaults)
         values[MODULUS] = hydroelastic_moduli(geoms)
         self._default_contact_parameters = values
         self._has_friction = has_friction

@@ -1,19 +1,17 @@
 """Per-geometry contact properties and Drake's rules for combining them per contact point.
 
-Per geometry (``ProximityProperties`` group ``"material"``, Drake's names), with the default
-used when the property is absent:
+Per geometry (``ProximityProperties`` group ``"material"``, Drake's names). A property the
+geometry lacks takes the value of `MaterialDefaults` (Drake: SceneGraph's
+``DefaultProximityProperties``, see `jaxbody.geometry.scene_graph_config`, else the plant's
+penetration-allowance estimate):
 
-- ``point_contact_stiffness`` k (N/m), >= 0: jaxbody default `DEFAULT_POINT_CONTACT_STIFFNESS`
-  (Drake's default is a heuristic of the plant, ``2·m_max·g/δ`` with the heaviest body's mass
-  and the penetration allowance δ = 1 mm; see ``MultibodyPlant::EstimatePointContactParameters``);
-- ``relaxation_time`` τ (s), >= 0: Drake's constant default `DEFAULT_RELAXATION_TIME` (SAP's
-  dissipation time scale; Drake's ``default_dissipation_time_constant`` in
-  ``multibody/plant/discrete_contact_data_builder.cc`` / ``compliant_contact_manager.cc``);
-- ``hunt_crossley_dissipation`` d (s/m), >= 0: Drake's default ``ζ/(ω δ) = 1/√(g δ)`` (critical
-  damping ζ = 1, ω = √(g/δ), δ = 1 mm), independent of the masses, computed from the plant's
-  gravity (9.81 m/s² if zero) by `default_hunt_crossley_dissipation`;
-- ``coulomb_friction`` (μs, μd): required, as in Drake (``GetCoulombFriction`` throws); the
-  query raises for a candidate pair whose geometry has none.
+- ``point_contact_stiffness`` k (N/m), >= 0: Drake's default 1e6; without it, the estimate
+  ``2·m_max·g/δ`` (`estimate_point_contact_parameters`);
+- ``relaxation_time`` τ (s), >= 0: Drake's default 0.1 (SAP's dissipation time scale);
+- ``hunt_crossley_dissipation`` d (s/m), >= 0: Drake's default 50; without it, the estimate
+  ``1/√(g δ)`` (critical damping);
+- ``coulomb_friction`` (μs, μd): Drake's default (0.5, 0.5); without it the query raises for a
+  candidate pair whose geometry has none (``GetCoulombFriction`` throws).
 
 Combination for a pair (A, B) (``multibody/plant/contact_properties.cc``):
 
@@ -31,6 +29,7 @@ per-geometry values are finite everywhere (including k = 0 and k = ∞).
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import jax.numpy as jnp
 import numpy as np
@@ -44,8 +43,8 @@ from jaxbody.geometry.properties import (
     CoulombFriction,
 )
 
-DEFAULT_POINT_CONTACT_STIFFNESS = 1.0e6  # N/m, jaxbody's default
-DEFAULT_RELAXATION_TIME = 0.1  # s, Drake's constant
+DEFAULT_POINT_CONTACT_STIFFNESS = 1.0e6  # N/m, Drake's DefaultProximityProperties
+DEFAULT_RELAXATION_TIME = 0.1  # s, Drake's DefaultProximityProperties
 DEFAULT_PENETRATION_ALLOWANCE = 1.0e-3  # m, Drake's MultibodyPlantConfig default
 STANDARD_GRAVITY = 9.81  # m/s², Drake's UniformGravityFieldElement::kDefaultStrength
 
@@ -56,10 +55,52 @@ MODULUS = "hydroelastic_modulus"  # Pa; inf for rigid geometries and those witho
 PARAMETER_NAMES = (STIFFNESS, TAU, DISSIPATION, STATIC_FRICTION, DYNAMIC_FRICTION, MODULUS)
 
 
-def default_hunt_crossley_dissipation(gravity) -> float:
-    """Drake's default Hunt-Crossley dissipation 1/√(g δ) (s/m) for the plant's gravity."""
+class PenaltyParameters(NamedTuple):
+    """Drake's ``EstimatePointContactParameters``: per-geometry stiffness (N/m), Hunt-Crossley
+    dissipation (s/m) and the contact time scale 1/ω (s)."""
+
+    geometry_stiffness: float
+    dissipation: float
+    time_scale: float
+
+
+def estimate_point_contact_parameters(max_mass, gravity, penetration_allowance):
+    """`PenaltyParameters` of a plant whose heaviest body has ``max_mass`` (kg).
+
+    A critically damped mass on a spring that sags δ under its weight: the combined stiffness
+    k₁₂ = m g/δ, ω = √(g/δ), d = 1/(ω δ) = 1/√(g δ); a geometry's stiffness is 2 k₁₂ (two equal
+    springs in series give k₁₂). g is the plant's gravity (9.81 m/s² if zero).
+    """
     g = float(np.linalg.norm(gravity)) or STANDARD_GRAVITY
-    return 1.0 / math.sqrt(g * DEFAULT_PENETRATION_ALLOWANCE)
+    delta = float(penetration_allowance)
+    k_combined = float(max_mass) * g / delta
+    time_scale = 1.0 / math.sqrt(g / delta)
+    return PenaltyParameters(2.0 * k_combined, time_scale / delta, time_scale)
+
+
+class MaterialDefaults(NamedTuple):
+    """The values a collision geometry without the property gets: stiffness (N/m),
+    Hunt-Crossley dissipation (s/m), relaxation time (s), friction (`CoulombFriction`, or None:
+    a geometry without one then raises at its first query)."""
+
+    point_stiffness: float
+    hunt_crossley_dissipation: float
+    relaxation_time: float
+    friction: CoulombFriction | None
+
+
+def material_defaults(default_proximity, penalty: PenaltyParameters) -> MaterialDefaults:
+    """Drake's rule: SceneGraph's ``DefaultProximityProperties`` where set, else the plant's
+    penalty estimate (stiffness, dissipation) or Drake's 0.1 s (relaxation time)."""
+    p = default_proximity
+    friction = (None if p.static_friction is None
+                else CoulombFriction(p.static_friction, p.dynamic_friction))
+    return MaterialDefaults(
+        penalty.geometry_stiffness if p.point_stiffness is None else float(p.point_stiffness),
+        penalty.dissipation if p.hunt_crossley_dissipation is None
+        else float(p.hunt_crossley_dissipation),
+        DEFAULT_RELAXATION_TIME if p.relaxation_time is None else float(p.relaxation_time),
+        friction)
 
 
 def _value(geom, name, default, allow_inf=False):
@@ -76,14 +117,12 @@ def _value(geom, name, default, allow_inf=False):
     return x
 
 
-def geometry_contact_parameters(geometries, default_dissipation,
-                                default_stiffness=DEFAULT_POINT_CONTACT_STIFFNESS):
+def geometry_contact_parameters(geometries, defaults: MaterialDefaults):
     """Per-geometry property arrays and which geometries have a friction property.
 
     Args:
         geometries: the collision `RegisteredGeometry` records, in collision order.
-        default_dissipation: the Hunt-Crossley default (s/m).
-        default_stiffness: the point stiffness of geometries without one (N/m).
+        defaults: the values of the properties a geometry lacks (`material_defaults`).
 
     Returns:
         ``(values, has_friction)``: a dict of (G,) float arrays keyed by `PARAMETER_NAMES`,
@@ -92,10 +131,12 @@ def geometry_contact_parameters(geometries, default_dissipation,
     values = {name: np.zeros(len(geometries)) for name in PARAMETER_NAMES}
     has_friction = np.zeros(len(geometries), bool)
     for i, g in enumerate(geometries):
-        values[STIFFNESS][i] = _value(g, POINT_STIFFNESS, default_stiffness, allow_inf=True)
-        values[TAU][i] = _value(g, RELAXATION_TIME, DEFAULT_RELAXATION_TIME)
-        values[DISSIPATION][i] = _value(g, HUNT_CROSSLEY_DISSIPATION, default_dissipation)
-        mu = g.properties().GetPropertyOrDefault(MATERIAL_GROUP, FRICTION, None)
+        values[STIFFNESS][i] = _value(g, POINT_STIFFNESS, defaults.point_stiffness,
+                                      allow_inf=True)
+        values[TAU][i] = _value(g, RELAXATION_TIME, defaults.relaxation_time)
+        values[DISSIPATION][i] = _value(g, HUNT_CROSSLEY_DISSIPATION,
+                                        defaults.hunt_crossley_dissipation)
+        mu = g.properties().GetPropertyOrDefault(MATERIAL_GROUP, FRICTION, defaults.friction)
         if mu is not None:
             if not isinstance(mu, CoulombFriction):
                 raise ValueError(f"Collision geometry '{g.name()}' on body '{g.body().name()}':"
