@@ -115,6 +115,9 @@ def compare_plants(dp, sg, jp, name=""):
         b = jp.GetJointByName(a.name(), jb.ModelInstanceIndex(int(a.model_instance())))
         assert (a.type_name(), a.position_start(), a.velocity_start()) == (
             b.type_name(), b.position_start(), b.velocity_start()), (name, a.name())
+    # default positions, free bodies' default poses (SDFormat link poses) included
+    np.testing.assert_allclose(np.asarray(jp.GetDefaultPositions()), dp.GetDefaultPositions(),
+                               atol=POSE_TOL, err_msg=name)
 
 
 def _compare_joint(a, b, name):

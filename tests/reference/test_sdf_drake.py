@@ -34,3 +34,23 @@ def test_include_by_package_and_model_uri(tmp_path):
     packages = {"pkg": pkg}
     dp, sg = pydrake_plant(text, packages=packages)
     compare_plants(dp, sg, jaxbody_plant(text, packages=packages), "include")
+
+
+def test_link_poses_are_default_free_body_poses():
+    """A floating link starts at its SDFormat pose (Drake's parser: SetDefaultFreeBodyPose),
+    in a nested model placed by its own pose too; a jointed link is unaffected."""
+    import numpy as np
+
+    text = model('<link name="free"><pose>1 2 3 0 0 0.5</pose><inertial><mass>1</mass>'
+                 '</inertial></link><model name="inner"><pose>0 0 1 0.3 0 0</pose>'
+                 '<link name="nested"><pose>0.5 0 0 0 0.2 0</pose><inertial><mass>2</mass>'
+                 '</inertial></link></model>' + AB + joint("revolute", extra=AXIS),
+                 name="poses")
+    dp, sg = pydrake_plant(text)
+    jp = jaxbody_plant(text)
+    compare_plants(dp, sg, jp, "link poses")  # default positions included
+    X = jp.GetDefaultFreeBodyPose(jp.GetBodyByName("free"))
+    np.testing.assert_allclose(np.asarray(X.translation()), [1, 2, 3], atol=1e-15)
+    np.testing.assert_allclose(np.asarray(X.rotation().matrix())[:2, :2],
+                               [[np.cos(0.5), -np.sin(0.5)], [np.sin(0.5), np.cos(0.5)]],
+                               atol=1e-15)

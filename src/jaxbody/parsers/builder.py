@@ -145,7 +145,9 @@ class _BuildState:
             if not self.element.is_world:
                 b = self.element
                 M = jb.SpatialInertia(b.mass, b.com, _unit_inertia(jb, b.G), skip_validity_check=True)
-                bodies[model.key(b.name)] = plant.AddRigidBody(b.name, mi, M)
+                bodies[model.key(b.name)] = body = plant.AddRigidBody(b.name, mi, M)
+                if b.X_WB is not None:
+                    plant.SetDefaultFreeBodyPose(body, _transform(b.X_WB))
         self._add_frames(model, [f for f in model.frames if f.before_joints])
         joints = {}
         for self.element in [j for j in model.joints if not j.after_frames]:

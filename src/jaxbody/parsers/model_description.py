@@ -38,7 +38,9 @@ JOINT_SIZES = {"revolute": (1, 1), "prismatic": (1, 1), "screw": (1, 1), "weld":
 @dataclasses.dataclass
 class BodyDescription:
     """A rigid body: mass (kg), ``com`` = p_BoBcm_B (m) and ``G`` = G_BBo_B (m²); or, with
-    ``is_world``, the plant's world body (only geometry may be attached)."""
+    ``is_world``, the plant's world body (only geometry may be attached). ``X_WB`` (R, p), if
+    given, is the pose the body starts at should it be left floating (Drake's parser records
+    each SDFormat link's pose with ``SetDefaultFreeBodyPose``)."""
 
     name: str
     loc: SourceLocation
@@ -46,6 +48,7 @@ class BodyDescription:
     com: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(3))
     G: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros((3, 3)))
     is_world: bool = False
+    X_WB: tuple | None = None
 
 
 @dataclasses.dataclass

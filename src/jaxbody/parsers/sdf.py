@@ -20,9 +20,9 @@ Where jaxbody differs from Drake's parser: including URDF or MJCF files, merge-i
 ``placement_frame`` are not supported (errors); a negative mass, negative geometry sizes and
 non-finite numbers are errors (Drake warns and substitutes); Drake's bushings, spring-dampers,
 constraints and collision filter groups are read past with a warning (``drake:mimic`` is a
-coupler constraint, see `sdf_joints`). Drake
-also records each link's pose as the default pose of a floating base body; jaxbody's plant has
-no default free-body poses yet, so such bodies start at the identity.
+coupler constraint, see `sdf_joints`). As Drake's parser, each link's world pose is its
+default free-body pose (`MultibodyPlant.SetDefaultFreeBodyPose`): a link left floating starts
+there.
 """
 
 from __future__ import annotations
@@ -309,7 +309,7 @@ class _Reader:
                 if n.xml.find(tag) is not None and read_bool(n.xml, tag, diag) != value:
                     diag.warning(n.xml.find(tag), f"<{tag}> other than {str(value).lower()} is "
                                                   "not supported and is ignored")
-            body = BodyDescription(name, diag.location(n.xml))
+            body = BodyDescription(name, diag.location(n.xml), X_WB=self.graph.world_pose(key))
             body.mass, body.com, body.G = read_inertial(n.xml, name, diag)
             record.desc.bodies.append(body)
             for tag, read in (("visual", read_visual), ("collision", read_collision)):
