@@ -8,6 +8,7 @@ from benchmarks import readme_table
 def test_readme_holds_the_table_generated_from_benchmarks_results():
     readme = (readme_table.ROOT / "README.md").read_text()
     assert readme_table.table() in readme, "run: python -m benchmarks.readme_table"
+    assert readme_table.gpu_table() in readme, "run: python -m benchmarks.readme_table"
 
 
 def test_the_table_ranges_over_models_and_names_the_machine(tmp_path):
