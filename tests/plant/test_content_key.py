@@ -221,3 +221,28 @@ def test_setters_after_finalize_refresh_the_key():
     plant.GetJointByName(BASE["joint_name"]).set_default_angle(VARIANTS["default_q"])
     assert plant._content_key() != before
     assert plant == build(default_q=VARIANTS["default_q"])
+
+
+CALLS = {  # calls that leave compiled queries and jitted conveniences on the plant
+    "contact_results": lambda p: p.CalcContactResults(p.CreateDefaultContext()),
+    "discrete_step": lambda p: p.CalcDiscreteStep(p.CreateDefaultContext()),
+    "point_contacts": lambda p: p.CalcPointContacts(p.CreateDefaultContext()),
+    "surfaces": lambda p: p.ComputeContactSurfaces(p.CreateDefaultContext()),
+    "default_angle": lambda p: p.GetJointByName(BASE["joint_name"]).set_default_angle(
+        BASE["default_q"]),  # the same value again: refreshes the key
+    "key": lambda p: p._content_key(),
+}
+
+
+def test_equal_builds_stay_equal_after_any_sequence_of_calls(base):
+    """Caches a plant keeps (compiled queries, jitted conveniences, the key) are never part of
+    its identity, whatever their names, and whatever was called before the key is refreshed:
+    random sequences of calls on one of two equal builds, each followed by a key refresh."""
+    rng = np.random.default_rng(0)
+    other = build()
+    for _ in range(3):
+        for name in rng.permutation(sorted(CALLS)):
+            CALLS[name](other)
+            other._invalidate_content_key()
+            assert other == base and hash(other) == hash(base), f"after {name}"
+    assert other != build(stiffness=VARIANTS["stiffness"])

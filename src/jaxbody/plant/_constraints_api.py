@@ -291,7 +291,7 @@ class ConstraintsAPI:
     def _resolved_specs(self):
         """(ball specs, weld specs) with every ``p_BQ`` / ``X_BQ`` set: Q at P in the default
         context (Drake's rule for ball constraints)."""
-        cached = getattr(self, "_resolved_cache", None)
+        cached = self._derived.resolved_constraints
         if cached is not None:
             return cached
         ctx, balls, welds = None, [], []
@@ -316,8 +316,8 @@ class ConstraintsAPI:
                     s = dataclasses.replace(s, X_BQ=RigidTransform(
                         np.asarray(X_BQ.GetAsMatrix4(), float)))
                 welds.append(s)
-        self._resolved_cache = (balls, welds)
-        return self._resolved_cache
+        self._derived.resolved_constraints = (balls, welds)
+        return self._derived.resolved_constraints
 
     def _coupler_joints(self):
         """(joint0, joint1) of each coupler constraint, for the discrete layout."""

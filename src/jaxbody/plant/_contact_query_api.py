@@ -61,7 +61,7 @@ class ContactQueryAPI:
         self._collision_filter_declarations = []  # (set of ids, set of ids or None)
         self._contact_query_options = ContactQueryOptions()
         self._collision_pairs = None  # (pair_a, pair_b) collision indices, at Finalize
-        self._contact_query_cache = None
+        self._derived.contact_query = None
 
     # --- Filters (before Finalize) ---------------------------------------------------------
     def set_adjacent_bodies_collision_filters(self, value: bool):
@@ -109,7 +109,7 @@ class ContactQueryAPI:
             raise TypeError(f"set_contact_query_options: expected ContactQueryOptions, got "
                             f"{type(options).__name__}")
         self._contact_query_options = options
-        self._contact_query_cache = None
+        self._derived.contact_query = None
 
     def get_contact_query_options(self) -> ContactQueryOptions:
         return self._contact_query_options
@@ -173,7 +173,7 @@ class ContactQueryAPI:
         """The compiled `ContactQuery` (built on first use; static per-slot index arrays
         ``body_a, body_b, geometry_a, geometry_b`` live here when nothing is culled)."""
         self._require_finalized("CalcPointContacts")
-        if self._contact_query_cache is None:
+        if self._derived.contact_query is None:
             geoms = self._collision_geometries()
             for g in sorted(set(np.concatenate(self._collision_pairs).tolist())):
                 if not self._has_friction[g]:
@@ -189,9 +189,9 @@ class ContactQueryAPI:
                     raise ValueError(f"Collision geometries '{geoms[i].name()}' and "
                                      f"'{geoms[j].name()}' are both rigid (infinite point "
                                      "contact stiffness); at least one must be compliant")
-            self._contact_query_cache = build_contact_query(geoms, pair_a, pair_b,
+            self._derived.contact_query = build_contact_query(geoms, pair_a, pair_b,
                                                             self._contact_query_options)
-        return self._contact_query_cache
+        return self._derived.contact_query
 
     # --- Queries ----------------------------------------------------------------------------
     def GetCollisionCandidates(self) -> list:

@@ -58,7 +58,7 @@ class DiscreteAPI:
 
     # --- Static data, compiled once per plant --------------------------------------------------
     def _discrete_static(self):
-        cached = getattr(self, "_discrete_cache", None)
+        cached = self._derived.discrete_layout
         if cached is None:
             pd = [(int(a.index()), a.joint(), a.effort_limit()) for a in self._pd_actuators()]
             balls, welds = self._resolved_specs()
@@ -82,7 +82,7 @@ class DiscreteAPI:
                         raise ValueError(f"Creating a {kind} constraint between bodies '{A}' "
                                          f"and '{B}' where both are welded to the world is not "
                                          "allowed")
-            self._discrete_cache = cached
+            self._derived.discrete_layout = cached
         return cached
 
     def _pd_inputs(self, desired_state, actuation, dtype):
@@ -280,9 +280,9 @@ class DiscreteAPI:
             return self._continuous_contact_results(context)
         solver_parameters = kwargs.pop("solver_parameters", None)
         result = _jitted_step(self, solver_parameters, context, actuation, kwargs)
-        if getattr(self, "_contact_points_jit", None) is None:  # compiled once per plant
-            self._contact_points_jit = jax.jit(partial(self._contact_points, with_index=True))
-        pc, index = self._contact_points_jit(context)
+        if self._derived.contact_points_jit is None:  # compiled once per plant
+            self._derived.contact_points_jit = jax.jit(partial(self._contact_points, with_index=True))
+        pc, index = self._derived.contact_points_jit(context)
         n_point = self._contact_query.num_points if len(self._point_pairs[0]) else 0
         point = np.arange(0 if pc is None else pc.phi.shape[0])
         if index is not None:

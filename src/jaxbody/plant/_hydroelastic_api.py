@@ -129,10 +129,10 @@ class HydroelasticAPI:
         out = []
         if not self._hydro_pairs():
             return []
-        if getattr(self, "_surfaces_jit", None) is None:  # compiled once per plant
-            self._surfaces_jit = jax.jit(self.CalcHydroelasticSurfaces)
+        if self._derived.surfaces_jit is None:  # compiled once per plant
+            self._derived.surfaces_jit = jax.jit(self.CalcHydroelasticSurfaces)
         for pair, s in zip(self._hydro_pairs(),
-                           jax.tree.map(np.asarray, self._surfaces_jit(context))):
+                           jax.tree.map(np.asarray, self._derived.surfaces_jit(context))):
             if not s.polygons.valid.any():
                 if keep_empty:
                     out.append(None)

@@ -8,8 +8,9 @@ geometry, contact and solver settings, ...) takes part in the comparison. A hand
 "static" fields misses some (an actuator's effort limit once did, and two plants differing only
 in it shared a compiled rollout). So the fingerprint walks the whole builder state instead:
 
-- every attribute of the plant except derived caches (names ending in ``_cache`` or starting
-  with ``_jit``), recursively;
+- every attribute of the plant, recursively, except its one `DerivedCaches` record (compiled
+  queries, jitted conveniences, the key itself: values computed from the plant, never part of
+  its identity; left out by type, so no attribute-naming convention can let a cache in);
 - every element in the plant's element lists in full; an element referred to from inside
   another element (a joint's frames, a geometry's body, the owning plant) by type and index;
 - NumPy and concrete JAX arrays by dtype, shape and bytes; numbers, strings, enums, typed indices
@@ -32,8 +33,17 @@ import numpy as np
 from jaxbody.plant.elements import MultibodyElement
 
 
-def _is_cache(name: str) -> bool:
-    return name.endswith("_cache") or name.startswith("_jit")
+@dataclasses.dataclass(eq=False)
+class DerivedCaches:
+    """What a finalized plant computes from its own content and keeps for reuse; left out of
+    the fingerprint. Each field is None until first needed."""
+
+    content_key: str | None = None  # the fingerprint itself
+    contact_query: object = None  # the compiled `ContactQuery`
+    discrete_layout: dict | None = None  # the discrete step's static layout
+    resolved_constraints: tuple | None = None  # (ball specs, weld specs) with p_BQ/X_BQ set
+    contact_points_jit: object = None  # jitted contact points of `CalcContactResults`
+    surfaces_jit: object = None  # jitted surfaces of `ComputeContactSurfaces`
 
 
 def _fields(obj):
@@ -44,7 +54,7 @@ def _fields(obj):
             if hasattr(obj, name):
                 items[name] = getattr(obj, name)
     items.update(getattr(obj, "__dict__", {}))
-    return sorted((k, v) for k, v in items.items() if not _is_cache(k))
+    return sorted((k, v) for k, v in items.items() if not isinstance(v, DerivedCaches))
 
 
 class _Writer:
@@ -128,8 +138,6 @@ def plant_fingerprint(plant) -> str:
     w = _Writer(plant)
     with jax.ensure_compile_time_eval():
         for name, value in _fields(plant):
-            if name == "_content_key":
-                continue
             w.tag(name)
             w.value(value, element_in_full=True)
     return w.digest()

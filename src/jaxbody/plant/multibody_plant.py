@@ -52,7 +52,7 @@ from jaxbody.plant.elements import (
     RigidBody,
     check_index,
 )
-from jaxbody.plant.fingerprint import plant_fingerprint
+from jaxbody.plant.fingerprint import DerivedCaches, plant_fingerprint
 from jaxbody.plant.forest import grow_forest
 from jaxbody.plant.topology import compile_topology
 
@@ -73,6 +73,7 @@ class MultibodyPlant(ConstraintsAPI, ConstraintParamsAPI, ContactModelAPI, Conta
         time_step = float(time_step)
         if not np.isfinite(time_step) or time_step < 0:
             raise ValueError(f"MultibodyPlant: time_step must be finite and >= 0, got {time_step}")
+        self._derived = DerivedCaches()  # caches computed from the plant (not its identity)
         self._time_step = time_step
         self._finalized = False
         self._instance_names = ["WorldModelInstance", "DefaultModelInstance"]
@@ -103,15 +104,15 @@ class MultibodyPlant(ConstraintsAPI, ConstraintParamsAPI, ContactModelAPI, Conta
         """The plant's content fingerprint (`jaxbody.plant.fingerprint`): every value traced code
         may read off the plant takes part, so equal keys may share compiled code. Computed once,
         outside any trace (jit compares plants inside traces)."""
-        key = getattr(self, "_content_key_cache", None)
+        key = self._derived.content_key
         if key is None:
             key = plant_fingerprint(self)
-            self._content_key_cache = key
+            self._derived.content_key = key
         return key
 
     def _invalidate_content_key(self):
         """Called by the setters that may change the plant after Finalize()."""
-        self._content_key_cache = None
+        self._derived.content_key = None
 
     # --- Lifecycle ------------------------------------------------------------------------------
     def time_step(self) -> float:
