@@ -156,7 +156,7 @@ ERRORS = [
     ("nan-pos", '<body pos="nan 0 0"><geom size="1"/></body>', 3, "body", "'nan' is not"),
     ("short-size", B + '\n<geom type="box" size="1 2"/></body>', 4, "geom", "needs 3 size values"),
     ("negative-size", B + '\n<geom size="-1"/></body>', 4, "geom", "size must be >= 0"),
-    ("mesh", B + '\n<geom type="mesh" mesh="m"/></body>', 4, "geom", "mesh geoms are not supported"),
+    ("mesh", B + '\n<geom type="mesh" mesh="m"/></body>', 4, "geom", "unknown mesh 'm'"),
     ("fromto-degenerate", B + '\n<geom type="capsule" fromto="0 0 0 0 0 0" size="1"/></body>', 4,
      "geom", "the two points coincide"),
     ("unknown-class", B + '\n<geom class="nope" size="1"/></body>', 4, "geom", "unknown default"),

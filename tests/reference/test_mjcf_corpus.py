@@ -1,6 +1,7 @@
 """Every MJCF file shipped in the ``mujoco`` wheel, loaded by MuJoCo and by jaxbody: the counts
 and every rejection with its reason are printed (run with -s), jaxbody loads every file MuJoCo
-loads except those using geoms jaxbody's MJCF reader does not support (meshes, height fields),
+loads except those using what jaxbody's MJCF reader refuses (fluid forces, non-convex meshes
+that give a body its inertia),
 and each model loaded by both has the same bodies with the same spatial inertias and the same
 number of degrees of freedom. (Dynamics are compared with MuJoCo in test_mjcf_mujoco.py.)"""
 
@@ -16,7 +17,11 @@ mujoco = pytest.importorskip("mujoco")
 import jaxbody as jb  # noqa: E402
 
 INERTIA_TOL = 1e-12  # relative to max(1, mass)
-UNSUPPORTED = ("mesh geoms", "hfield geoms")  # the documented gaps of the MJCF reader
+# The documented gaps of the MJCF reader: fluid forces, the inertia of non-convex meshes.
+UNSUPPORTED = ("fluid forces", "the mesh is not convex")
+# Inertias from meshes: MuJoCo keeps principal moments from its own eigensolver, which for the
+# near-isotropic dodecahedron (convex.xml, ray.xml) differ from the exact ones by ~3e-9.
+MESH_INERTIA_TOL = 1e-8  # relative to the largest moment
 FILES = sorted(glob.glob(os.path.join(os.path.dirname(mujoco.__file__), "**", "*.xml"),
                          recursive=True))
 
@@ -83,7 +88,8 @@ def test_loaded_models_match_mujoco_inertias(corpus):
             assert abs(m - mj.body_mass[i]) <= scale, (_short(path), name)
             if m > 0:
                 assert np.abs(c - mj.body_ipos[i]).max() <= scale, (_short(path), name)
-            assert np.abs(I - I_mj).max() <= scale, (_short(path), name)
+            tol = max(scale, MESH_INERTIA_TOL * np.abs(I_mj).max() if mj.nmesh else 0.0)
+            assert np.abs(I - I_mj).max() <= tol, (_short(path), name)
             compared += 1
     print(f"\n{compared} bodies compared with MuJoCo")
     assert compared > 100

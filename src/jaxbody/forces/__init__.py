@@ -9,10 +9,11 @@ from jaxbody.forces.bushing import LinearBushingRollPitchYaw
 from jaxbody.forces.door_hinge import DoorHinge, DoorHingeConfig
 from jaxbody.forces.force_element import ElementKinematics, ForceElement, ForceElementIndex
 from jaxbody.forces.gravity import UniformGravityFieldElement
+from jaxbody.forces.gravity_compensation import GravityCompensation
 from jaxbody.forces.springs import LinearSpringDamper, PrismaticSpring, RevoluteSpring
 
 __all__ = [
     "DoorHinge", "DoorHingeConfig", "ElementKinematics", "ExternallyAppliedSpatialForce",
-    "ForceElement", "ForceElementIndex", "LinearBushingRollPitchYaw", "LinearSpringDamper",
-    "PrismaticSpring", "RevoluteSpring", "UniformGravityFieldElement",
+    "ForceElement", "ForceElementIndex", "GravityCompensation", "LinearBushingRollPitchYaw",
+    "LinearSpringDamper", "PrismaticSpring", "RevoluteSpring", "UniformGravityFieldElement",
 ]

@@ -170,6 +170,9 @@ class _BuildState:
             self._add_coupler(self.element, joints)
         for self.element in model.body_constraints:
             self._add_body_constraint(model, self.element)
+        for self.element in model.gravity_compensation:
+            g = self.element
+            plant.AddForceElement(jb.forces.GravityCompensation(bodies[model.key(g.body)], g.factor))
         for self.element in model.geometries:
             g = self.element
             body, X_BG = bodies[g.body], _transform(g.X_BG)
@@ -177,6 +180,10 @@ class _BuildState:
                 plant.RegisterCollisionGeometry(body, X_BG, g.shape, g.name, g.properties)
             else:
                 plant.RegisterVisualGeometry(body, X_BG, g.shape, g.name, g.properties)
+        if model.gravity is not None:  # Drake's MJCF parser sets the plant's gravity
+            plant.mutable_gravity_field().set_gravity_vector(model.gravity)
+        if not model.gravity_enabled:
+            plant.mutable_gravity_field().set_enabled(mi, False)
 
     def _add_coupler(self, c, joints):
         """Drake's parser: a coupler constraint on a discrete plant, a warning otherwise."""

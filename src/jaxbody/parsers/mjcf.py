@@ -38,9 +38,15 @@ Mapping to jaxbody (Drake's names where Drake's MJCF parser has them):
   index of the element; ``_`` is appended while the name is taken). The model is named by
   ``<mujoco model>``, else after the file.
 
-Not supported: mesh, hfield and sdf geoms, ``<frame>``, ``<replicate>``, shell inertia and
-non-motor actuators (errors or warnings, see the messages); tendons, tendon/flex and site-based
-equality constraints, contact pairs/excludes and sensors are read past with a warning. On a
+Also applied as MuJoCo applies them: ``<compiler settotalmass>``, ``<option gravity>`` (the
+plant's gravity, as Drake's parser sets it), ``<flag gravity="disable">`` (gravity disabled on
+the model instance), body ``gravcomp`` (a `GravityCompensation` element) and mesh geoms
+(`jaxbody.parsers.mjcf_mesh`). A height field on the world body is skipped with a warning.
+
+Not supported: fluid forces, sdf geoms, height fields on moving bodies, ``<frame>``,
+``<replicate>``, shell inertia and non-motor actuators (errors or warnings, see the messages);
+tendons, tendon/flex and site-based equality constraints, contact pairs/excludes, sensors and
+the ``<flag>``s that change the dynamics are read past with a warning. On a
 discrete plant ``<equality>`` becomes Drake's constraints: ``<joint>`` (degree ≤ 1) a coupler,
 ``<connect>`` a ball constraint, ``<weld>`` a weld (`mjcf_model.read_equality`).
 """
@@ -75,17 +81,20 @@ from jaxbody.parsers.mjcf_geometry import (
     numbers,
     solid_inertia,
 )
+from jaxbody.parsers.mjcf_mesh import MjcfMeshes
 from jaxbody.parsers.mjcf_model import (
     MjcfFiles,
     read_actuators,
     read_compiler,
     read_defaults,
     read_equality,
+    read_option,
 )
 from jaxbody.parsers.model_description import (
     WORLD,
     BodyDescription,
     GeometryDescription,
+    GravityCompensationDescription,
     JointDescription,
     ModelDescription,
     SpringDescription,
@@ -114,23 +123,32 @@ def read_mjcf(root, ws) -> ModelDescription:
     for section in root.children:
         if section.tag in _WARNED_SECTIONS and section.children:
             diag.warning(section, f"<{section.tag}> is not supported by jaxbody yet and is ignored")
-        elif section.tag == "option":
-            _check_option(section, diag)
         elif section.tag not in _IGNORED_SECTIONS + ("compiler", "default", "asset", "worldbody",
                                                       "actuator", "option", "equality"):
             diag.warning(section, f"<{section.tag}> is not supported and is ignored")
+    option = read_option(root, files)
     for worldbody in root.findall("worldbody"):
         reader.read_world(worldbody)
+    _set_total_mass(reader)
     read_actuators(root, reader, files)
     read_equality(root, reader, files)
-    return reader.model
+    model = reader.model
+    model.gravity, model.gravity_enabled = option.gravity, option.gravity_enabled
+    if not option.gravity_enabled:  # MuJoCo: no gravity, hence no gravity compensation
+        model.gravity_compensation.clear()
+    return model
 
 
-def _check_option(option, diag):
-    gravity = numbers(option, option.attrib, "gravity", 3, diag)
-    if gravity is not None and np.any(gravity != [0, 0, -9.81]):
-        diag.warning(option, f"<option gravity=\"{gravity}\"> is ignored: set the plant's "
-                             "gravity instead")
+def _set_total_mass(reader):
+    """``<compiler settotalmass="X">`` (X > 0): every body's mass and rotational inertia scaled
+    by X / (the total mass of the model's bodies), after boundmass, as MuJoCo's compiler does.
+    G_BBo_B (the unit inertia) and the center of mass are unchanged."""
+    target = reader.compiler.settotalmass
+    bodies = [b for b in reader.model.bodies if not b.is_world]
+    total = sum(b.mass for b in bodies)
+    if target > 0 and total > 0:
+        for b in bodies:
+            b.mass *= target / total
 
 
 class _Reader:
@@ -149,6 +167,7 @@ class _Reader:
         self.model.bodies.append(BodyDescription(WORLD, self.diag.location(root), is_world=True))
         self.joint_info = {}  # joint name -> (kind, armature, element)
         self.n_bodies = self.n_joints = self.n_geoms = 0
+        self.meshes = MjcfMeshes(root, self)
         self.used = {"body": set(), "joint": set(), "geom": set()}  # names given in the file
         stack = [root]
         while stack:
@@ -184,7 +203,7 @@ class _Reader:
     def read_world(self, worldbody):
         for el in worldbody.children:
             if el.tag == "geom":
-                self._geom(el, WORLD, None, [])
+                self._geom(el, WORLD, None, None)
             elif el.tag == "body":
                 self._body(el, WORLD, None)
             elif el.tag in ("joint", "freejoint", "inertial"):
@@ -212,9 +231,15 @@ class _Reader:
                 diag.warning(child, f"<{child.tag}> in <body> is not supported and is ignored")
         body = BodyDescription(name, diag.location(el))
         self.model.bodies.append(body)
+        mode = self.compiler.inertiafromgeom  # do the geoms give the body's inertia?
+        from_geoms = mode == "true" or (mode == "auto" and inertial is None)
         for child in el.findall("geom"):
-            self._geom(child, name, childclass, parts)
+            self._geom(child, name, childclass, parts if from_geoms else None)
         body.mass, body.com, body.G = self._inertia(el, inertial, parts, name)
+        gravcomp = float(numbers(el, el.attrib, "gravcomp", 1, diag, default=(0,))[0])
+        if gravcomp != 0:
+            self.model.gravity_compensation.append(
+                GravityCompensationDescription(name, gravcomp, diag.location(el)))
         if not joints:
             self.model.joints.append(JointDescription(
                 f"{parent}_welds_to_{name}", "weld", parent, name, diag.location(el), X_PF=None,
@@ -345,28 +370,47 @@ class _Reader:
         diag = self.diag
         self.n_geoms += 1
         attrs = self.attrs(el, "geom", childclass)
-        if attrs.get("type") in ("mesh", "hfield", "sdf"):
-            diag.error(el, f"{attrs['type']} geoms are not supported by jaxbody's MJCF reader")
+        if attrs.get("type") == "hfield":
+            if body != WORLD:
+                diag.error(el, "hfield geoms are supported on the world body only (as static "
+                               "terrain, which jaxbody skips)")
+            diag.warning(el, "hfield geom on the world body (static terrain) is skipped: "
+                             "jaxbody has no height-field shape, so nothing collides with it")
+            return
+        if attrs.get("type") == "sdf":
+            diag.error(el, "sdf geoms are not supported by jaxbody's MJCF reader")
         if attrs.get("shellinertia", "false").strip().lower() == "true":
             diag.error(el, "shellinertia is not supported by jaxbody's MJCF reader")
-        kind, dims, X_BG = geom_shape(el, attrs, self.compiler, diag)
+        if "fluidshape" in attrs and attrs["fluidshape"] != "none":
+            diag.warning(el, "geom fluidshape is ignored (jaxbody has no fluid forces)")
         name = el.get("name") or self.auto_name("geom", self.n_geoms - 1)
-        try:
-            shape = {"sphere": Sphere, "capsule": lambda r, h: Capsule(r, 2 * h),
-                     "cylinder": lambda r, h: Cylinder(r, 2 * h),
-                     "box": lambda a, b, c: Box(2 * a, 2 * b, 2 * c), "ellipsoid": Ellipsoid,
-                     "plane": HalfSpace}[kind](*dims)
-        except ValueError as e:
-            diag.error(el, str(e))
         group = int(numbers(el, attrs, "group", 1, diag, default=(0,))[0])
         lo, hi = self.compiler.inertiagrouprange
-        if kind != "plane" and lo <= group <= hi:
-            mass = numbers(el, attrs, "mass", 1, diag)
-            density = float(numbers(el, attrs, "density", 1, diag, default=(DEFAULT_DENSITY,))[0])
-            m, I_G = solid_inertia(kind, dims, None if mass is None else float(mass[0]), density)
-            if m < 0:
-                diag.error(el, f"geom '{name}' has a negative mass or density")
-            parts.append((m, X_BG, I_G))
+        in_inertia = parts is not None and lo <= group <= hi
+        mass = numbers(el, attrs, "mass", 1, diag)
+        mass = None if mass is None else float(mass[0])
+        density = float(numbers(el, attrs, "density", 1, diag, default=(DEFAULT_DENSITY,))[0])
+        if attrs.get("type") == "mesh":
+            kind, X_BG = "mesh", frame(el, attrs, self.compiler, diag)
+            shape, visual, part = self.meshes.geom(el, attrs, in_inertia, mass, density)
+            if part is not None:
+                m, (R, p), I_G = part
+                parts.append((m, (X_BG[0] @ R, X_BG[0] @ p + X_BG[1]), I_G))
+        else:
+            kind, dims, X_BG = geom_shape(el, attrs, self.compiler, diag)
+            try:
+                shape = visual = {
+                    "sphere": Sphere, "capsule": lambda r, h: Capsule(r, 2 * h),
+                    "cylinder": lambda r, h: Cylinder(r, 2 * h),
+                    "box": lambda a, b, c: Box(2 * a, 2 * b, 2 * c), "ellipsoid": Ellipsoid,
+                    "plane": HalfSpace}[kind](*dims)
+            except ValueError as e:
+                diag.error(el, str(e))
+            if kind != "plane" and in_inertia:
+                m, I_G = solid_inertia(kind, dims, mass, density)
+                if m < 0:
+                    diag.error(el, f"geom '{name}' has a negative mass or density")
+                parts.append((m, X_BG, I_G))
         loc = diag.location(el)
         rgba = numbers(el, attrs, "rgba", 4, diag)
         if rgba is None and attrs.get("material") in self.materials:
@@ -374,8 +418,8 @@ class _Reader:
         props = IllustrationProperties()
         props.AddProperty("phong", "diffuse", rgba if rgba is not None else np.array(
             [0.5, 0.5, 0.5, 1.0]))
-        self.model.geometries.append(GeometryDescription(body, "visual", name, shape, props, loc,
-                                                         X_BG))
+        self.model.geometries.append(GeometryDescription(body, "visual", name, visual, props,
+                                                         loc, X_BG))
         contype = int(numbers(el, attrs, "contype", 1, diag, default=(1,))[0])
         conaffinity = int(numbers(el, attrs, "conaffinity", 1, diag, default=(1,))[0])
         if contype or conaffinity:

@@ -95,6 +95,8 @@ class Compiler:
     inertiafromgeom: str = "auto"
     inertiagrouprange: tuple = (0, 5)
     boundmass: float = 0.0
+    settotalmass: float = -1.0
+    meshdir: str | None = None
 
 
 def read_compiler(root, files):
@@ -121,12 +123,74 @@ def read_compiler(root, files):
             c.inertiagrouprange = (lo, hi)
         if "boundmass" in a:
             c.boundmass = max(0.0, _floats(el, a["boundmass"], 1, diag)[0])
+        if "settotalmass" in a:
+            c.settotalmass = _floats(el, a["settotalmass"], 1, diag)[0]
+        for name in ("assetdir", "meshdir"):  # meshdir, if given, overrides assetdir
+            if name in a:
+                c.meshdir = a[name]
         if a.get("coordinate", "local") != "local":
             diag.error(el, "compiler coordinate='global' is not supported (MuJoCo removed it)")
-        for name in ("boundinertia", "settotalmass", "balanceinertia", "fusestatic"):
+        for name in ("boundinertia", "balanceinertia"):
             if name in a and a[name] not in ("0", "-1", "false"):
                 diag.warning(el, f"compiler {name} is not supported and is ignored")
     return c
+
+
+# MuJoCo's <option><flag>s and their defaults. Gravity is honoured; those in _FLAGS_NO_EFFECT do
+# not change jaxbody's continuous dynamics (integrator, solver, sensor and collision-pipeline
+# details); any other flag set away from its default is ignored with a warning.
+_FLAG_DEFAULTS = {"constraint": "enable", "equality": "enable", "frictionloss": "enable",
+                  "limit": "enable", "contact": "enable", "spring": "enable", "damper": "enable",
+                  "passive": "enable", "gravity": "enable", "clampctrl": "enable",
+                  "warmstart": "enable", "filterparent": "enable", "actuation": "enable",
+                  "refsafe": "enable", "sensor": "enable", "midphase": "enable",
+                  "eulerdamp": "enable", "autoreset": "enable", "nativeccd": "enable",
+                  "island": "enable", "override": "disable", "energy": "disable",
+                  "fwdinv": "disable", "invdiscrete": "disable", "multiccd": "disable",
+                  "sleep": "disable"}
+_FLAGS_NO_EFFECT = ("warmstart", "refsafe", "sensor", "midphase", "eulerdamp", "autoreset",
+                    "nativeccd", "island", "energy", "fwdinv", "invdiscrete", "multiccd",
+                    "sleep")
+
+
+@dataclasses.dataclass
+class Option:
+    """The ``<option>`` settings jaxbody honours: ``gravity`` (3,) if given (set as the plant's
+    gravity, as Drake's MJCF parser does) and whether gravity acts on the model."""
+
+    gravity: np.ndarray | None = None
+    gravity_enabled: bool = True
+
+
+def read_option(root, files):
+    """The model's `Option`. Fluid forces (nonzero ``density`` or ``viscosity``) are refused:
+    jaxbody has no fluid model, and they change how bodies move."""
+    opt, diag = Option(), files.diag
+    for el in root.findall("option"):
+        a = el.attrib
+        if "gravity" in a:
+            opt.gravity = np.asarray(_floats(el, a["gravity"], 3, diag), float)
+        for name in ("density", "viscosity"):
+            if name in a and _floats(el, a[name], 1, diag)[0] != 0:
+                diag.error(el, f"<option {name}=\"{a[name]}\">: MuJoCo's fluid forces are not "
+                               "supported by jaxbody (remove the attribute to load the model "
+                               "without them)")
+        for flag in el.findall("flag"):
+            for name, value in flag.attrib.items():
+                if value not in ("enable", "disable"):
+                    diag.error(flag, f"<flag {name}>: expected enable or disable, got '{value}'")
+                if name == "gravity":
+                    opt.gravity_enabled = value == "enable"
+                elif name not in _FLAG_DEFAULTS:
+                    diag.warning(flag, f"<flag {name}> is not a MuJoCo flag jaxbody knows; "
+                                       "ignored")
+                elif value != _FLAG_DEFAULTS[name] and name not in _FLAGS_NO_EFFECT:
+                    diag.warning(flag, f"<flag {name}=\"{value}\"> is not supported by jaxbody "
+                                       "and is ignored")
+        for child in el.children:
+            if child.tag != "flag":
+                diag.warning(child, f"<option><{child.tag}> is not supported and is ignored")
+    return opt
 
 
 def read_defaults(root, files):

@@ -148,6 +148,15 @@ class BodyConstraintDescription:
 
 
 @dataclasses.dataclass
+class GravityCompensationDescription:
+    """A `GravityCompensation` force (MJCF body ``gravcomp``) on body ``body``."""
+
+    body: str
+    factor: float
+    loc: SourceLocation
+
+
+@dataclasses.dataclass
 class ActuatorDescription:
     """A joint actuator on single-dof joint ``joint``."""
 
@@ -190,6 +199,9 @@ class ModelDescription:
     springs: list = dataclasses.field(default_factory=list)
     couplers: list = dataclasses.field(default_factory=list)
     body_constraints: list = dataclasses.field(default_factory=list)
+    gravity_compensation: list = dataclasses.field(default_factory=list)
+    gravity: np.ndarray | None = None  # (3,): set as the plant's gravity vector (MJCF <option>)
+    gravity_enabled: bool = True  # False: gravity disabled on the model instance
     scope: str = ""
 
     def body_names(self):
