@@ -85,7 +85,7 @@ class DiscreteAPI:
             self._derived.discrete_layout = cached
         return cached
 
-    def _pd_inputs(self, desired_state, actuation, dtype):
+    def _pd_inputs(self, desired_state, actuation, dtype, what="CalcDiscreteStep"):
         """((q_d, v_d, u_ff, armed) of the PD-controlled actuators, the actuation u that the
         free motion applies (armed PD actuators' entries zeroed: their u_ff acts inside the
         controller)), from the step's ``desired_state``: None (every controller disarmed), a
@@ -97,7 +97,7 @@ class DiscreteAPI:
         u = None if actuation is None else self.AssembleActuation(actuation, dtype)
         if not pd.size:
             if desired_state is not None:
-                raise ValueError("CalcDiscreteStep: desired_state was given but no actuator "
+                raise ValueError(f"{what}: desired_state was given but no actuator "
                                  "has PD gains (JointActuator.set_controller_gains)")
             return None, u
         armed = np.zeros(nu, bool)
@@ -115,7 +115,7 @@ class DiscreteAPI:
             armed[:] = True
         if not isinstance(xd, jax.core.Tracer) and not bool(jnp.all(jnp.isfinite(xd[
                 np.concatenate([pd, nu + pd])]))):  # Drake's check, where values are known
-            raise ValueError("CalcDiscreteStep: desired_state contains NaN or inf for a "
+            raise ValueError(f"{what}: desired_state contains NaN or inf for a "
                              "PD-controlled actuator")
         u_ff = jnp.zeros(pd.size, dtype) if u is None else u[pd]
         on = armed[pd]
@@ -297,8 +297,13 @@ class DiscreteAPI:
         """The actuation each actuator applies over the step from ``context`` (Drake's net
         actuation output): the actuation input clamped to the effort limits, and for armed
         PD-controlled actuators the controller's output u = clamp(−Kp(q − q_d) − Kd(v − v_d)
-        + u_ff, −e, e) at the next state, as the SAP step solved it. (num_actuators,);
+        + u_ff, −e, e) at the next state, as the SAP step solved it; in a continuous plant
+        the same law at ``context``'s state (Drake's explicit controller). (num_actuators,);
         traceable."""
+        if not self.is_discrete():  # Drake's explicit controller of a continuous plant
+            u = self._continuous_actuation(context, actuation, desired_state, "CalcNetActuation")
+            return jnp.zeros(self.num_actuators(), context.v.dtype) if u is None else \
+                self.SaturateActuation(self.AssembleActuation(u, context.v.dtype))
         layout = self._discrete_static()
         u = jnp.zeros(self.num_actuators(), context.v.dtype)
         if actuation is not None:

@@ -186,9 +186,28 @@ class DynamicsAPI:
             tau = tau + forces.generalized_forces()
         return tau
 
+    def _continuous_actuation(self, context, actuation, desired_state, what):
+        """The actuation of a continuous plant with Drake's explicit PD controllers: for each
+        armed PD-controlled actuator u = clamp(−Kp(q − q_d) − Kd(v − v_d) + u_ff, −e, e) at
+        ``context``'s state (u_ff its actuation input), the others' input as given.
+        ``desired_state`` as in `CalcDiscreteStep`; None disarms every controller (Drake's
+        unconnected desired-state port), returning ``actuation`` unchanged."""
+        if desired_state is None:
+            return actuation
+        (qd, vd, u_ff, on), u = self._pd_inputs(desired_state, actuation, context.v.dtype, what)
+        layout, c = self._discrete_static(), context.parameters.constraints
+        dtype = context.v.dtype
+        e = jnp.asarray(layout["pd_effort"], dtype)
+        u_pd = jnp.clip(-jnp.asarray(c["pd_kp"], dtype) * (context.q[layout["pd_q"]] - qd)
+                        - jnp.asarray(c["pd_kd"], dtype) * (context.v[layout["pd_dof"]] - vd)
+                        + u_ff, -e, e)
+        pd = layout["pd_actuator"]
+        u = jnp.zeros(self.num_actuators(), dtype) if u is None else u
+        return u.at[pd].set(jnp.where(on > 0, u_pd, u[pd]))
+
     def CalcGeneralizedAccelerations(self, context, actuation=None, applied_forces=None,
                                      method=None, *, applied_generalized_force=None,
-                                     applied_spatial_force=None):
+                                     applied_spatial_force=None, desired_state=None):
         """v̇ of the continuous equations of motion: gravity, joint damping, force elements,
         actuation and applied forces (Drake's input ports, see `ForcesAPI`).
 
@@ -200,11 +219,18 @@ class DynamicsAPI:
                 solve); default: the plant's choice, ``forward_dynamics_method()``.
             applied_generalized_force: (num_velocities,) or None.
             applied_spatial_force: list of `ExternallyAppliedSpatialForce`, or None.
+            desired_state: the PD-controlled actuators' [q_d; v_d] (Drake's desired state
+                input): a whole-plant (2·num_actuators,) vector in actuator order, a dict
+                ``{model_instance: [q_d; v_d]}``, or None (controllers disarmed). Armed
+                actuators apply Drake's explicit law clamp(−Kp(q − q_d) − Kd(v − v_d) + u,
+                −e, e) in place of their actuation u.
         """
         method = method or self.forward_dynamics_method()
         if method not in ("aba", "crba"):
             raise ValueError(f"forward dynamics method must be 'aba' or 'crba', got {method!r}")
         self._check_context(context, "CalcGeneralizedAccelerations")
+        actuation = self._continuous_actuation(context, actuation, desired_state,
+                                               "CalcGeneralizedAccelerations")
         inputs = (context, actuation, applied_forces, applied_generalized_force,
                   applied_spatial_force)
         what = "CalcGeneralizedAccelerations"
@@ -392,17 +418,19 @@ class DynamicsAPI:
 
     def CalcTimeDerivatives(self, context, actuation=None, applied_forces=None, *,
                             applied_generalized_force=None, applied_spatial_force=None,
-                            method=None):
-        """ẋ = [N(q) v; v̇]: (nq + nv,) for a continuous plant (see CalcGeneralizedAccelerations)."""
+                            method=None, desired_state=None):
+        """ẋ = [N(q) v; v̇]: (nq + nv,) for a continuous plant (see CalcGeneralizedAccelerations,
+        whose ``desired_state`` arms the PD-controlled actuators as Drake's explicit
+        controllers)."""
         vdot = self.CalcGeneralizedAccelerations(
             context, actuation, applied_forces, method,
             applied_generalized_force=applied_generalized_force,
-            applied_spatial_force=applied_spatial_force)
+            applied_spatial_force=applied_spatial_force, desired_state=desired_state)
         return jnp.concatenate([self.MapVelocityToQDot(context, context.v), vdot])
 
     def CalcImplicitTimeDerivativesResidual(self, context, proposed_derivatives, actuation=None,
                                             applied_forces=None, *, applied_generalized_force=None,
-                                            applied_spatial_force=None):
+                                            applied_spatial_force=None, desired_state=None):
         """Residual (nq + nv,) of the implicit EOM at ẋ = ``proposed_derivatives``:
         [q̇ − N(q) v; M v̇ + C v − τ_g − τ_app − B u + D v − τ_elements − Σ Jᵀ F]; zero at the
         true ẋ."""
@@ -411,6 +439,8 @@ class DynamicsAPI:
                                   proposed_derivatives, nq + nv)
         qdot, vdot = xdot[:nq], xdot[nq:]
         self._check_context(context, "CalcImplicitTimeDerivativesResidual")
+        actuation = self._continuous_actuation(context, actuation, desired_state,
+                                               "CalcImplicitTimeDerivativesResidual")
         r_q = qdot - self.MapVelocityToQDot(context, context.v)
         r_v = self._velocity_residual(context, actuation, applied_forces,
                                       applied_generalized_force, applied_spatial_force, vdot,

@@ -91,14 +91,16 @@ class JointActuator(MultibodyElement):
     def calc_reflected_inertia(self, context):
         return self.rotor_inertia(context) * self.gear_ratio(context) ** 2
 
-    # --- PD control (Drake's PD-controlled actuators; discrete plants) ---------------------
+    # --- PD control (Drake's PD-controlled actuators) --------------------------------------
     def set_controller_gains(self, gains):
         """Makes this actuator PD-controlled with ``gains`` (a `PdControllerGains`), as
         Drake's: in a discrete step it applies u = clamp(−Kp(q − q_d) − Kd(v − v_d) + u_ff,
         −e, e), implicitly inside the SAP problem, where (q_d, v_d) is the step's
-        ``desired_state`` (`MultibodyPlant.CalcDiscreteStep`) and u_ff the actuation input.
-        Without a desired state the controller is disarmed (no effect, the actuation input
-        applies as usual). Before Finalize(); afterwards use `SetControllerGains`.
+        ``desired_state`` (`MultibodyPlant.CalcDiscreteStep`) and u_ff the actuation input;
+        in a continuous plant the same law explicitly at the current state
+        (`MultibodyPlant.CalcTimeDerivatives`'s ``desired_state``). Without a desired state
+        the controller is disarmed (no effect, the actuation input applies as usual). Before
+        Finalize(); afterwards use `SetControllerGains`.
 
         Raises:
             ValueError: gains that are negative, not finite, or both zero.

@@ -1,7 +1,9 @@
 """`rollout`: N fixed steps of a continuous plant under a controller, in one ``lax.scan``.
 
     u(t, x) = π(t, x, params) + u_ff[k]        (π evaluated at every integrator stage;
-                                                u_ff held over step k: zero-order hold)
+                                                u_ff held over step k: zero-order hold;
+                                                PD-controlled actuators armed by
+                                                desired_states[k] apply Drake's explicit law)
     x_{k+1} = normalize_quaternions(step(f, t_k, x_k, dt)),   f(t, x) = CalcTimeDerivatives
     (``project_quaternions=False``: without the normalization, as Drake's integrators)
 
@@ -45,7 +47,7 @@ class RolloutResult(NamedTuple):
 
 def rollout(plant, context, controller=None, num_steps=1, dt=1e-3, *, params=None,
             controls=None, integrator="rk4", save_trajectory=True, checkpoint=False,
-            method=None, project_quaternions=True) -> RolloutResult:
+            method=None, project_quaternions=True, desired_states=None) -> RolloutResult:
     """Integrates the plant for ``num_steps`` steps of ``dt`` from ``context``.
 
     Args:
@@ -66,6 +68,9 @@ def rollout(plant, context, controller=None, num_steps=1, dt=1e-3, *, params=Non
         project_quaternions: normalize every quaternion after each step (default). False
             integrates q as Drake's integrators do: the norms drift by the local error, and
             the dynamics, like Drake's, use the normalized rotation.
+        desired_states: (N, 2·num_actuators) [q_d; v_d] of the PD-controlled actuators, held
+            over each step (Drake's desired state input), or None (controllers disarmed); see
+            `MultibodyPlant.CalcTimeDerivatives`.
 
     Returns:
         `RolloutResult`.
@@ -100,31 +105,35 @@ def rollout(plant, context, controller=None, num_steps=1, dt=1e-3, *, params=Non
             raise ValueError(f"rollout: checkpoint={checkpoint} must be a positive divisor of "
                              f"num_steps={num_steps}")
         checkpoint = k
+    if desired_states is not None:
+        desired_states = _check_shape("rollout: desired_states", desired_states,
+                                      (num_steps, 2 * plant.num_actuators()))
     return _rollout(plant, controller, num_steps, integrator, bool(save_trajectory), checkpoint,
-                    method, bool(project_quaternions), context, dt, params, controls)
+                    method, bool(project_quaternions), context, dt, params, controls,
+                    desired_states)
 
 
 @partial(jax.jit, static_argnums=(0, 1, 2, 3, 4, 5, 6, 7))
 def _rollout(plant, controller, num_steps, integrator, save, checkpoint, method, project,
-             context, dt, params, controls):
+             context, dt, params, controls, desired_states):
     nq = plant.num_positions()
     dtype = context.v.dtype
     dt = jnp.asarray(dt, dtype)
     t0 = jnp.asarray(context.time, dtype)
     step_fn = INTEGRATORS[integrator]
 
-    def xdot(t, x, u_ff):
-        u = u_ff
+    def xdot(t, x, inputs):
+        u, xd = inputs
         if controller is not None:
             pi = jnp.asarray(controller(t, x, params), dtype)
             u = pi if u is None else u + pi
         ctx = context.replace(time=t, q=x[:nq], v=x[nq:])
-        return plant.CalcTimeDerivatives(ctx, u, method=method)
+        return plant.CalcTimeDerivatives(ctx, u, method=method, desired_state=xd)
 
-    def step(carry, u_ff):
+    def step(carry, inputs):
         k, x, bad = carry
         t = t0 + k.astype(dtype) * dt
-        x1 = step_fn(lambda tt, xx: xdot(tt, xx, u_ff), t, x, dt, nq)
+        x1 = step_fn(lambda tt, xx: xdot(tt, xx, inputs), t, x, dt, nq)
         x1 = normalize_quaternions(plant, x1) if project else x1
         k1 = k + 1
         bad = jnp.where((bad < 0) & ~jnp.all(jnp.isfinite(x1)), k1, bad)
@@ -133,7 +142,8 @@ def _rollout(plant, controller, num_steps, integrator, save, checkpoint, method,
     x0 = jnp.concatenate([context.q, context.v]).astype(dtype)
     init = (jnp.zeros((), jnp.int32), x0, -jnp.ones((), jnp.int32))
     if checkpoint is True:
-        (_, xN, bad), xs = jax.lax.scan(jax.checkpoint(step), init, controls, length=num_steps)
+        (_, xN, bad), xs = jax.lax.scan(jax.checkpoint(step), init, (controls, desired_states),
+                                        length=num_steps)
     elif checkpoint:
         segs = num_steps // checkpoint
 
@@ -141,11 +151,12 @@ def _rollout(plant, controller, num_steps, integrator, save, checkpoint, method,
         def segment(carry, u_seg):
             return jax.lax.scan(step, carry, u_seg, length=checkpoint)
 
-        u_segs = None if controls is None else controls.reshape(segs, checkpoint, -1)
+        u_segs = jax.tree_util.tree_map(lambda a: a.reshape(segs, checkpoint, -1),
+                                        (controls, desired_states))
         (_, xN, bad), xs = jax.lax.scan(segment, init, u_segs, length=segs)
         xs = None if xs is None else xs.reshape(num_steps, -1)
     else:
-        (_, xN, bad), xs = jax.lax.scan(step, init, controls, length=num_steps)
+        (_, xN, bad), xs = jax.lax.scan(step, init, (controls, desired_states), length=num_steps)
     if not save:
         return RolloutResult(None, None, xN, bad)
     times = t0 + jnp.arange(num_steps + 1, dtype=dtype) * dt
