@@ -264,7 +264,7 @@ WARNINGS = [
      "only supported by a discrete"),
     ("group", ['<link name="a"><collision group="x">' + SPHERE + "</collision></link>"], 3,
      "'group'"),
-    ("bushing", ["<drake:linear_bushing_rpy/>"], 3, "not supported by jaxbody"),
+    ("tendon", ["<drake:tendon_constraint/>"], 3, "not supported by jaxbody"),
     ("material-undefined", ['<link name="a"><visual>' + SPHERE, '<material name="m"/>',
                             "</visual></link>"], 4, "not previously defined"),
     ("rigid-modulus", [collision(SPHERE + "<drake:proximity_properties><drake:rigid_hydroelastic/>"

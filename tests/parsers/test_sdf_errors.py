@@ -170,7 +170,7 @@ WARNINGS = [
     ("heightmap", doc('<link name="a"><collision name="c"><geometry>\n<heightmap/></geometry>'
                       "</collision></link>"), 5, "heightmap"),
     ("ball-axis", doc(A, B, J("ball")), 6, "ball joint axis will be ignored"),
-    ("bushing", doc(A, "<drake:linear_bushing_rpy/>"), 5, "not supported by jaxbody yet"),
+    ("tendon", doc(A, "<drake:tendon_constraint/>"), 5, "not supported by jaxbody yet"),
     ("thread-pitch", doc(A, B, J("screw", "<axis/>\n<thread_pitch>2</thread_pitch>")), 7,
      "thread_pitch"),
 ]

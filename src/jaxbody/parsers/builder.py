@@ -170,6 +170,18 @@ class _BuildState:
             self._add_coupler(self.element, joints)
         for self.element in model.body_constraints:
             self._add_body_constraint(model, self.element)
+        for self.element in model.bushings:
+            b = self.element
+            frames = [plant.GetFrameByName(name, self.instances[inst])
+                      for inst, name in (b.frameA, b.frameC)]
+            plant.AddForceElement(jb.LinearBushingRollPitchYaw(
+                *frames, b.torque_stiffness, b.torque_damping, b.force_stiffness,
+                b.force_damping))
+        for self.element in model.spring_dampers:
+            d = self.element
+            plant.AddForceElement(jb.LinearSpringDamper(
+                bodies[d.body_A], d.p_AP, bodies[d.body_B], d.p_BQ, d.free_length, d.stiffness,
+                d.damping))
         for self.element in model.gravity_compensation:
             g = self.element
             plant.AddForceElement(jb.forces.GravityCompensation(bodies[model.key(g.body)], g.factor))
@@ -207,6 +219,11 @@ class _BuildState:
         """A ball or weld constraint on a discrete plant (MJCF equality), a warning otherwise."""
         import jaxbody as jb
 
+        if c.drake_tag and not self.plant.is_discrete():
+            raise ParseError(c.loc, f"<drake:ball_constraint> between bodies '{c.body_A}' and "
+                                    f"'{c.body_B}': constraints need a discrete MultibodyPlant "
+                                    "(time_step > 0); Drake's continuous plant refuses to "
+                                    "compute its dynamics with one")
         if not self.plant.is_discrete():
             why = (f"<equality> {c.kind} constraints between bodies '{c.body_A}' and "
                    f"'{c.body_B}' need a discrete MultibodyPlant (time_step > 0); ignored")
@@ -217,10 +234,12 @@ class _BuildState:
             else:
                 self.diagnostics.warning_at(c.loc, why)
             return
-        A = self.bodies[model.key(c.body_A)]
-        B = self.plant.world_body() if c.body_B == "world" else self.bodies[model.key(c.body_B)]
+        key = (lambda k: k) if c.drake_tag else model.key
+        A = self.bodies[key(c.body_A)]
+        B = self.plant.world_body() if c.body_B == "world" else self.bodies[key(c.body_B)]
         if c.kind == "ball":
-            self.plant.AddBallConstraint(A, np.asarray(c.p_AP), B)
+            self.plant.AddBallConstraint(A, np.asarray(c.p_AP), B,
+                                         None if c.p_BQ is None else np.asarray(c.p_BQ))
         elif c.X_AP is None:
             self.plant.AddWeldConstraint(A, jb.RigidTransform(), B)
         else:

@@ -145,6 +145,38 @@ class BodyConstraintDescription:
     p_AP: tuple
     X_AP: np.ndarray | None
     loc: SourceLocation
+    p_BQ: tuple | None = None  # ball: Q in B given explicitly (Drake's <drake:ball_constraint>)
+    drake_tag: bool = False  # from <drake:ball_constraint>: an error on a continuous plant
+
+
+@dataclasses.dataclass
+class BushingDescription:
+    """Drake's ``<drake:linear_bushing_rpy>``: a `LinearBushingRollPitchYaw` between plant
+    frames A and C, each ``(instance, frame name)`` as `JointDescription.frames`, with its
+    (3,) torque stiffness, torque damping, force stiffness and force damping."""
+
+    frameA: tuple
+    frameC: tuple
+    torque_stiffness: np.ndarray
+    torque_damping: np.ndarray
+    force_stiffness: np.ndarray
+    force_damping: np.ndarray
+    loc: SourceLocation
+
+
+@dataclasses.dataclass
+class LinearSpringDamperDescription:
+    """Drake's ``<drake:linear_spring_damper>``: a `LinearSpringDamper` between point P of body
+    ``body_A`` and Q of ``body_B`` (body keys, as joints' ``parent``/``child``)."""
+
+    body_A: str
+    p_AP: np.ndarray
+    body_B: str
+    p_BQ: np.ndarray
+    free_length: float
+    stiffness: float
+    damping: float
+    loc: SourceLocation
 
 
 @dataclasses.dataclass
@@ -199,6 +231,8 @@ class ModelDescription:
     springs: list = dataclasses.field(default_factory=list)
     couplers: list = dataclasses.field(default_factory=list)
     body_constraints: list = dataclasses.field(default_factory=list)
+    bushings: list = dataclasses.field(default_factory=list)
+    spring_dampers: list = dataclasses.field(default_factory=list)
     gravity_compensation: list = dataclasses.field(default_factory=list)
     gravity: np.ndarray | None = None  # (3,): set as the plant's gravity vector (MJCF <option>)
     gravity_enabled: bool = True  # False: gravity disabled on the model instance

@@ -18,11 +18,11 @@ errors name that file. Frames and poses: `jaxbody.parsers.sdf_frames`.
 
 Where jaxbody differs from Drake's parser: including URDF or MJCF files, merge-includes and
 ``placement_frame`` are not supported (errors); a negative mass, negative geometry sizes and
-non-finite numbers are errors (Drake warns and substitutes); Drake's bushings, spring-dampers,
-constraints and collision filter groups are read past with a warning (``drake:mimic`` is a
-coupler constraint, see `sdf_joints`). As Drake's parser, each link's world pose is its
-default free-body pose (`MultibodyPlant.SetDefaultFreeBodyPose`): a link left floating starts
-there.
+non-finite numbers are errors (Drake warns and substitutes); Drake's tendon constraints and
+collision filter groups are read past with a warning (``drake:mimic`` is a coupler constraint,
+see `sdf_joints`; bushings, spring-dampers and ball constraints: `drake_elements`). As
+Drake's parser, each link's world pose is its default free-body pose
+(`MultibodyPlant.SetDefaultFreeBodyPose`): a link left floating starts there.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ import os
 
 import numpy as np
 
+from jaxbody.parsers.drake_elements import read_sdf_drake_elements
 from jaxbody.parsers.model_description import (
     WORLD,
     WORLD_INSTANCE,
@@ -57,8 +58,7 @@ MAX_INCLUDE_DEPTH = 16
 _MODEL_TAGS = {"link", "joint", "frame", "model", "include", "pose", "static", "drake:joint",
                "drake:linear_bushing_rpy", "drake:linear_spring_damper", "drake:ball_constraint",
                "drake:tendon_constraint", "drake:collision_filter_group"}
-_NOT_YET = ("drake:linear_bushing_rpy", "drake:linear_spring_damper", "drake:ball_constraint",
-            "drake:tendon_constraint", "drake:collision_filter_group")
+_NOT_YET = ("drake:tendon_constraint", "drake:collision_filter_group")
 _LINK_TAGS = {"inertial", "visual", "collision", "pose", "gravity", "kinematic"}
 
 
@@ -249,6 +249,7 @@ class _Reader:
                 record.desc.frames.append(self.frame_description(key))
             for node in record.node.findall("drake:joint"):
                 read_drake_joint(self, record, node)
+            read_sdf_drake_elements(self, record)
             if record.static:
                 static_welds(self, record, welded)
         last = self.records[order[-1]]

@@ -19,15 +19,17 @@ Where jaxbody differs from Drake's parser: numbers must be finite decimal litera
 ``1x`` as 1); a negative mass or a clearly negative diagonal moment of inertia is an error
 (Drake warns and substitutes); lower > upper limits and negative velocity limits are errors
 (pydrake aborts the process); conflicting visual ``<material>`` definitions are warnings
-(Drake errors; they only affect drawing); collision filter groups, bushings,
-spring-dampers, ball and tendon constraints and controller gains are read past with a warning
-(jaxbody does not model them yet); kinematic loops are errors.
+(Drake errors; they only affect drawing); collision filter groups, tendon constraints and
+controller gains are read past with a warning (jaxbody does not model them yet); kinematic
+loops are errors. Drake's ``<drake:linear_bushing_rpy>``, ``<drake:linear_spring_damper>`` and
+``<drake:ball_constraint>`` are read as Drake reads them (`jaxbody.parsers.drake_elements`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from jaxbody.parsers.drake_elements import read_drake_force_elements
 from jaxbody.parsers.inertia import INERTIA_SIGN_TOLERANCE, spatial_inertia_from_inertial
 from jaxbody.parsers.model_description import (
     JOINT_SIZES,
@@ -43,9 +45,7 @@ from jaxbody.parsers.urdf_geometry import read_collision, read_material, read_or
 from jaxbody.parsers.xml_reader import parse_numbers, read_scalar, read_string, read_vector
 
 # Drake extensions jaxbody does not model yet: read past with a warning.
-_UNSUPPORTED_EXTENSIONS = ("drake:collision_filter_group", "drake:linear_bushing_rpy",
-                           "drake:linear_spring_damper", "drake:ball_constraint",
-                           "drake:tendon_constraint")
+_UNSUPPORTED_EXTENSIONS = ("drake:collision_filter_group", "drake:tendon_constraint")
 _CUSTOM_TYPES = ("ball", "screw", "universal", "curvilinear")
 
 
@@ -86,6 +86,7 @@ def read_urdf(root, ws, model_name=None) -> ModelDescription:
                            what=f"missing link name for frame '{frame_name}'")
         model.frames.append(FrameDescription(frame_name, link, diag.location(node),
                                              read_origin(node, diag)))
+    read_drake_force_elements(root, model, diag, _UrdfTags(diag))
     for tag in _UNSUPPORTED_EXTENSIONS:
         for node in root.findall(tag):
             diag.warning(node, f"<{tag}> is not supported by jaxbody yet and is ignored")
@@ -356,3 +357,24 @@ def _warn_mechanical_reduction(node, diag):
     if values != [1.0]:
         diag.warning(child, f"a mechanicalReduction of '{child.text.strip()}' (other than 1) is "
                             "not supported and is ignored")
+
+
+class _UrdfTags:
+    """Drake's URDF spelling of the children of its force-element tags: a frame or body named
+    by the ``name`` attribute, numbers by ``value``."""
+
+    def __init__(self, diag):
+        self.diag = diag
+
+    def name(self, node, tag):
+        child = node.find(tag)
+        if child is None:
+            self.diag.error(node, f"Unable to find the <{tag}> tag")
+        return read_string(child, "name", self.diag, required=True, what=(
+            f"Unable to read the 'name' attribute for the <{tag}> tag"))
+
+    def numbers(self, node, tag, size):
+        child = node.find(tag)
+        if child is None:
+            self.diag.error(node, f"Unable to find the <{tag}> tag")
+        return read_vector(child, "value", size, self.diag, required=True)
