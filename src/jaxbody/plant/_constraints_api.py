@@ -104,6 +104,26 @@ class ConstraintsAPI:
     def _weld_specs(self):
         return getattr(self, "_welds", [])
 
+    def _check_constraints_at_finalize(self):
+        """Drake's ``FinalizeConstraints`` check, at Finalize: no ball, distance or weld
+        constraint between two bodies that are both welded to the world (no dof between them
+        and the world), naming both."""
+        topo = self._topology
+        welded = np.zeros(topo.num_nodes, bool)
+        welded[0] = True
+        for node in range(1, topo.num_nodes):  # parent[node] < node: parents come first
+            joint = self._joints[topo.node_joint[node]]
+            welded[node] = welded[topo.parent[node]] and joint.num_velocities() == 0
+        for kind, specs in (("ball", self._ball_specs()), ("distance", self._distance_specs()),
+                            ("weld", self._weld_specs())):
+            for spec in specs:
+                if welded[topo.body_node[int(spec.body_A)]] and welded[
+                        topo.body_node[int(spec.body_B)]]:
+                    A, B = (self.get_body(BodyIndex(int(b))).name()
+                            for b in (spec.body_A, spec.body_B))
+                    raise ValueError(f"Creating a {kind} constraint between bodies '{A}' and "
+                                     f"'{B}' where both are welded to the world is not allowed")
+
     def _check_constraint_bodies(self, what, kind, body_A, body_B):
         self._require_not_finalized(what)
         if not self.is_discrete():

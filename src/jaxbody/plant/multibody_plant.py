@@ -271,6 +271,7 @@ class MultibodyPlant(ConstraintsAPI, ConstraintParamsAPI, ContactModelAPI, Conta
         for body in self._bodies[1:]:
             _warn_triangle_inequality(body)
         self._topology = compile_topology(self)
+        self._check_constraints_at_finalize()
         self._finalized = True
         self._build_defaults()
         self._finalize_contact_query()
