@@ -196,6 +196,12 @@ class _BuildState:
             plant.mutable_gravity_field().set_gravity_vector(model.gravity)
         if not model.gravity_enabled:
             plant.mutable_gravity_field().set_enabled(mi, False)
+        for k, self.element in enumerate(model.collision_filters):
+            f = self.element
+            sets = [jb.GeometrySet([bodies[model.key(b)] for b in names])
+                    for names in (f.bodies_a, f.bodies_b)]
+            plant.ExcludeCollisionGeometriesWithCollisionFilterGroupPair(
+                (f"{model.name}::filter{k}a", sets[0]), (f"{model.name}::filter{k}b", sets[1]))
 
     def _add_coupler(self, c, joints):
         """Drake's parser: a coupler constraint on a discrete plant, a warning otherwise."""

@@ -42,6 +42,8 @@ Also applied as MuJoCo applies them: ``<compiler settotalmass>``, ``<option grav
 plant's gravity, as Drake's parser sets it), ``<flag gravity="disable">`` (gravity disabled on
 the model instance), body ``gravcomp`` (a `GravityCompensation` element) and mesh geoms
 (`jaxbody.parsers.mjcf_mesh`). A height field on the world body is skipped with a warning.
+MuJoCo's parent-child contact filter (``<flag filterparent>``) becomes collision filters
+between each moving body and its parent (world children excepted).
 
 Not supported: fluid forces, sdf geoms, height fields on moving bodies, ``<frame>``,
 ``<replicate>``, shell inertia and non-motor actuators (errors or warnings, see the messages);
@@ -93,6 +95,7 @@ from jaxbody.parsers.mjcf_model import (
 from jaxbody.parsers.model_description import (
     WORLD,
     BodyDescription,
+    CollisionFilterDescription,
     GeometryDescription,
     GravityCompensationDescription,
     JointDescription,
@@ -134,6 +137,8 @@ def read_mjcf(root, ws) -> ModelDescription:
     read_equality(root, reader, files)
     model = reader.model
     model.gravity, model.gravity_enabled = option.gravity, option.gravity_enabled
+    if option.filter_parent:
+        model.collision_filters.extend(_parent_filters(reader))
     if not option.gravity_enabled:  # MuJoCo: no gravity, hence no gravity compensation
         model.gravity_compensation.clear()
     return model
@@ -151,6 +156,26 @@ def _set_total_mass(reader):
             b.mass *= target / total
 
 
+def _parent_filters(reader):
+    """MuJoCo's parent-child contact filter (``<flag filterparent>``, on by default): no contact
+    between a moving body (one with joints) together with the bodies welded to it, and its
+    parent's such group, unless that parent group is the world. jaxbody's own filter covers
+    bodies joined by one joint and welded groups; this adds the pairs it misses (a body with
+    several joints hangs from its parent through massless bodies, and a body's parent may be
+    welded to the moving one above it)."""
+    root = reader.weld_root
+    groups = {}
+    for body, r in root.items():
+        if body != WORLD:
+            groups.setdefault(r, []).append(body)
+    out = []
+    for body, (parent, loc) in reader.parent_of.items():
+        if root[body] == body and root[parent] != WORLD:
+            out.append(CollisionFilterDescription(tuple(groups[body]),
+                                                  tuple(groups[root[parent]]), loc))
+    return out
+
+
 class _Reader:
     """Walks ``<worldbody>``, adding bodies, joints, springs and geometry to ``model``."""
 
@@ -166,6 +191,8 @@ class _Reader:
         self.model = ModelDescription(name, self.diag.location(root))
         self.model.bodies.append(BodyDescription(WORLD, self.diag.location(root), is_world=True))
         self.joint_info = {}  # joint name -> (kind, armature, element)
+        self.weld_root = {WORLD: WORLD}  # body -> the moving body (or world) it is welded to
+        self.parent_of = {}  # body -> (its parent body, its location)
         self.n_bodies = self.n_joints = self.n_geoms = 0
         self.meshes = MjcfMeshes(root, self)
         self.used = {"body": set(), "joint": set(), "geom": set()}  # names given in the file
@@ -231,6 +258,8 @@ class _Reader:
                 diag.warning(child, f"<{child.tag}> in <body> is not supported and is ignored")
         body = BodyDescription(name, diag.location(el))
         self.model.bodies.append(body)
+        self.weld_root[name] = name if joints else self.weld_root[parent]
+        self.parent_of[name] = (parent, diag.location(el))
         mode = self.compiler.inertiafromgeom  # do the geoms give the body's inertia?
         from_geoms = mode == "true" or (mode == "auto" and inertial is None)
         for child in el.findall("geom"):

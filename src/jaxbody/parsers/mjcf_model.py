@@ -156,10 +156,12 @@ _FLAGS_NO_EFFECT = ("warmstart", "refsafe", "sensor", "midphase", "eulerdamp", "
 @dataclasses.dataclass
 class Option:
     """The ``<option>`` settings jaxbody honours: ``gravity`` (3,) if given (set as the plant's
-    gravity, as Drake's MJCF parser does) and whether gravity acts on the model."""
+    gravity, as Drake's MJCF parser does), whether gravity acts on the model, and whether
+    parent-child contacts are filtered (``filterparent``)."""
 
     gravity: np.ndarray | None = None
     gravity_enabled: bool = True
+    filter_parent: bool = True  # <flag filterparent>: no parent-child contacts
 
 
 def read_option(root, files):
@@ -181,6 +183,8 @@ def read_option(root, files):
                     diag.error(flag, f"<flag {name}>: expected enable or disable, got '{value}'")
                 if name == "gravity":
                     opt.gravity_enabled = value == "enable"
+                elif name == "filterparent":
+                    opt.filter_parent = value == "enable"
                 elif name not in _FLAG_DEFAULTS:
                     diag.warning(flag, f"<flag {name}> is not a MuJoCo flag jaxbody knows; "
                                        "ignored")

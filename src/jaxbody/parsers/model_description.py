@@ -189,6 +189,16 @@ class GravityCompensationDescription:
 
 
 @dataclasses.dataclass
+class CollisionFilterDescription:
+    """No collisions between the geometries of bodies ``bodies_a`` and those of ``bodies_b``
+    (body names of this model), e.g. MuJoCo's parent-child filter."""
+
+    bodies_a: tuple
+    bodies_b: tuple
+    loc: SourceLocation
+
+
+@dataclasses.dataclass
 class ActuatorDescription:
     """A joint actuator on single-dof joint ``joint``."""
 
@@ -234,6 +244,7 @@ class ModelDescription:
     bushings: list = dataclasses.field(default_factory=list)
     spring_dampers: list = dataclasses.field(default_factory=list)
     gravity_compensation: list = dataclasses.field(default_factory=list)
+    collision_filters: list = dataclasses.field(default_factory=list)
     gravity: np.ndarray | None = None  # (3,): set as the plant's gravity vector (MJCF <option>)
     gravity_enabled: bool = True  # False: gravity disabled on the model instance
     scope: str = ""
