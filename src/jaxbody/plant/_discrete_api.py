@@ -34,7 +34,6 @@ from jaxbody.contact.sap_solver import SapStatistics, solve  # noqa: F401 (re-ex
 from jaxbody.geometry.hydroelastic import query as hq
 from jaxbody.plant._hydroelastic_api import concatenate_contacts
 from jaxbody.plant.context import _check_shape
-from jaxbody.plant.elements import BodyIndex
 
 
 class DiscreteStepResult(NamedTuple):
@@ -72,16 +71,6 @@ class DiscreteAPI:
                  for w in welds], pd)
             cached["hunt_crossley"] = self._hunt_crossley_model()
             cached["stiction_tolerance"] = self.stiction_tolerance()
-            T = cached["dof_map"].shape[0] - 1
-            for kind, specs in (("ball", balls), ("distance", self._distance_specs()),
-                                ("weld", welds)):
-                for spec, nodes in zip(specs, cached[f"{kind}_nodes"]):
-                    if np.all(cached["tree_index"][nodes] == T):
-                        A, B = (self.get_body(BodyIndex(b)).name()
-                                for b in (spec.body_A, spec.body_B))
-                        raise ValueError(f"Creating a {kind} constraint between bodies '{A}' "
-                                         f"and '{B}' where both are welded to the world is not "
-                                         "allowed")
             self._derived.discrete_layout = cached
         return cached
 
