@@ -6,7 +6,9 @@ placed on a 1-D device mesh with ``NamedSharding(mesh, P("batch"))`` and ``jax.s
 the same program on every device's shard (no communication is needed, the environments are
 independent). Several hosts: call ``jax.distributed.initialize()`` on every host first;
 ``jax.devices()`` then lists every host's devices and the same code shards the global batch
-over all of them (each host feeds its addressable part; see the README).
+over all of them (every host passes the same global batch, or a global array of its own rows
+built with ``jax.make_array_from_process_local_data``; see the README and
+tests/simulation/test_multiprocess.py).
 
 Example:
     >>> import jax, jax.numpy as jnp
