@@ -8,7 +8,7 @@ import pytest
 from jax.test_util import check_grads
 
 import jaxbody as jb
-from jaxbody.joints import kinds
+from jaxbody.joints import kind_registry, kinds, simbody_kinds
 from jaxbody.math.so3 import rot_x, rot_y, rot_z, unskew
 from tests.helpers.models import single_joint_plant
 
@@ -20,7 +20,7 @@ CONSTANTS = {
     "screw": {"axis": AXIS[None], "pitch": np.array([0.4])},
     "ellipsoid": {"semi_axes": np.array([[0.3, 0.5, 0.7]])},
 }
-MOVING_KINDS = [k for k in kinds.ALL_KINDS if k.nv > 0]
+MOVING_KINDS = [k for k in kind_registry.ALL_KINDS if k.nv > 0]
 
 
 def _random_q(kind, rng):
@@ -83,11 +83,11 @@ def test_closed_form_transforms():
     np.testing.assert_allclose(R[0], rot_z(0.5), atol=TOL)
     R, _ = kinds.BallRpy.transform(jnp.array([[0.1, 0.2, 0.3]]), {})
     np.testing.assert_allclose(R[0], rot_z(0.3) @ rot_y(0.2) @ rot_x(0.1), atol=TOL)
-    R, p = kinds.Cylindrical.transform(jnp.array([[0.4, 0.9]]), {})
+    R, p = simbody_kinds.Cylindrical.transform(jnp.array([[0.4, 0.9]]), {})
     np.testing.assert_allclose(R[0], rot_z(0.4), atol=TOL)
     np.testing.assert_allclose(p[0], [0, 0, 0.9], atol=TOL)
     # A half-turn about z as a quaternion [0, 0, 0, 1], even when not normalized.
-    R, _ = kinds.Ball.transform(jnp.array([[0.0, 0.0, 0.0, 3.0]]), {})
+    R, _ = simbody_kinds.Ball.transform(jnp.array([[0.0, 0.0, 0.0, 3.0]]), {})
     np.testing.assert_allclose(R[0], rot_z(np.pi), atol=TOL)
 
 

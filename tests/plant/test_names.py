@@ -88,7 +88,7 @@ def test_simbody_kinds_follow_the_pattern():
 
 
 def test_every_kind_names_each_entry():
-    from jaxbody.joints.kinds import ALL_KINDS
+    from jaxbody.joints.kind_registry import ALL_KINDS
 
     for kind in ALL_KINDS:
         q_names, v_names = kind.suffixes

@@ -16,7 +16,7 @@ import pytest
 from jax.test_util import check_grads
 
 import jaxbody as jb
-from jaxbody.joints import kinds
+from jaxbody.joints import kind_registry
 from jaxbody.joints.reversed_kind import reversed_kind
 from jaxbody.math.so3 import unskew
 from tests.helpers import random_trees as rt
@@ -103,7 +103,7 @@ def test_flipped_trees_match_pydrake(seed):
         assert np.abs(np.asarray(mine[key]) - value).max() < TOL * scale, key
 
 
-@pytest.mark.parametrize("base", [k for k in kinds.ALL_KINDS if k.nv > 0],
+@pytest.mark.parametrize("base", [k for k in kind_registry.ALL_KINDS if k.nv > 0],
                          ids=lambda k: k.name)
 def test_reversed_subspaces_are_derivatives_of_the_inverse_pose(base):
     kind = reversed_kind(base)
@@ -183,7 +183,7 @@ def test_every_kind_reversed_equals_its_inverse_written_as_a_custom_joint(seed):
     flip = ("ball_rpy", "universal", "planar", "quaternion_floating", "screw", "rpy_floating")
     spec, rng = _spec(seed, flip)
     original = rt._make_joint
-    by_kind = {k.name: k for k in kinds.ALL_KINDS}
+    by_kind = {k.name: k for k in kind_registry.ALL_KINDS}
     customs = {name: _inverse_custom(by_kind[name]) for name in flip}
     axis_spec = np.array([0.0, 0.6, 0.8])
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import jaxbody as jb
-from jaxbody.plant.elements import FrameIndex, JointActuatorIndex, ModelInstanceIndex
+from jaxbody.core.elements import FrameIndex, JointActuatorIndex, ModelInstanceIndex
 
 
 @pytest.fixture(scope="module")

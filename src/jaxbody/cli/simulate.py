@@ -25,6 +25,7 @@ from jaxbody.cli import simulate_outputs as outputs
 from jaxbody.cli.models import CliError, load_model
 from jaxbody.cli.scenes import SCENES, Model
 from jaxbody.cli.simulate_options import DEFAULT_CHUNK, add_arguments, validate  # noqa: F401
+from jaxbody.simulation.integrators import quaternion_indices
 
 CHUNK_BUDGET = 2e7  # numbers a chunk may stack (all envs, all per-step outputs): bounds memory
 ESTIMATE_AFTER_S = 10.0  # announce the expected run time when it is longer than this
@@ -88,8 +89,6 @@ def _energy(plant, context, x):
 
 def _initial_states(plant, context, batch, perturb, seed):
     """(q, v): (nq,), (nv,) for one env, else (batch, nq), (batch, nv) perturbed (env 0 not)."""
-    from jaxbody.simulation.integrators import quaternion_indices
-
     q0, v0 = np.asarray(context.q), np.asarray(context.v)
     if batch == 1:
         return q0, v0

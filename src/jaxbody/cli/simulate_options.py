@@ -131,7 +131,7 @@ def validate(args):
     if args.html:
         _writable("--html", args.html, ".html")
         try:
-            import jaxbody.visualization  # noqa: F401
+            import jaxbody.visualization  # noqa: F401 (lazy: checks the optional viz extra)
         except ImportError as e:
             raise CliError(f"--html needs the viz extra (pip install 'jaxbody[viz]'): {e}") \
                 from None

@@ -78,7 +78,10 @@ def serve(model, x0, cat, N, step, discrete, B, wait=None):
     import sys
     import time
 
-    from jaxbody.visualization import MeshcatVisualizer, StartMeshcat
+    from jaxbody.visualization import (  # lazy: the optional viz extra (meshcat)
+        MeshcatVisualizer,
+        StartMeshcat,
+    )
 
     X, times, contacts = _animation(model, x0, cat, N, step, discrete, B)
     vis = StartMeshcat()
@@ -98,7 +101,7 @@ def serve(model, x0, cat, N, step, discrete, B, wait=None):
 def write_html(path, model, x0, cat, N, step, discrete, B):
     """The animation (env 0 of a batch); returns the names of the bodies drawn as their
     inertia boxes because they have no geometry to draw."""
-    from jaxbody.visualization import export_html
+    from jaxbody.visualization import export_html  # lazy: the optional viz extra
 
     X, times, contacts = _animation(model, x0, cat, N, step, discrete, B)
     try:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from jaxbody.plant.context import _check_shape
+from jaxbody.core.checks import check_shape
 
 
 @jax.tree_util.register_pytree_node_class
@@ -64,8 +64,8 @@ def spatial_forces_to_body_forces(plant, R_WB, F, forces, dtype):
             raise ValueError(f"applied_spatial_force[{k}]: body_index {_as_int(item.body_index)} is not a "
                              f"body of the plant (expected 0 <= index < {nb})")
         c = item.F_Bq_W.get_coeffs() if hasattr(item.F_Bq_W, "get_coeffs") else item.F_Bq_W
-        c = _check_shape(f"applied_spatial_force[{k}].F_Bq_W", c, (6,)).astype(dtype)
-        p = _check_shape(f"applied_spatial_force[{k}].p_BoBq_B", item.p_BoBq_B, (3,)).astype(dtype)
+        c = check_shape(f"applied_spatial_force[{k}].F_Bq_W", c, (6,)).astype(dtype)
+        p = check_shape(f"applied_spatial_force[{k}].p_BoBq_B", item.p_BoBq_B, (3,)).astype(dtype)
         b = int(item.body_index)
         f = c[3:]
         F = F.at[b].add(jnp.concatenate([c[:3] + jnp.cross(R_WB[b] @ p, f), f]))

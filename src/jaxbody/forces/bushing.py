@@ -27,7 +27,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxbody.forces.force_element import ForceElement, _nonnegative
-from jaxbody.math import so3
+from jaxbody.math import RigidTransform, RollPitchYaw, RotationMatrix, SpatialForce, so3
 from jaxbody.math.rotation import GIMBAL_LOCK_TOLERANCE_COS_PITCH, _is_concrete
 
 # When True (default), a traced bushing near gimbal lock raises through `equinox.error_if`
@@ -169,8 +169,6 @@ class LinearBushingRollPitchYaw(ForceElement):
         Raises:
             ValueError: near gimbal lock (|cos pitch| < 0.008) of R_AC, as Drake.
         """
-        from jaxbody.math import SpatialForce
-
         F = self._F_Ao_A(self._eval(context, "CalcBushingSpatialForceOnFrameA"))
         return SpatialForce(F[:3], F[3:])
 
@@ -180,8 +178,6 @@ class LinearBushingRollPitchYaw(ForceElement):
         Raises:
             ValueError: near gimbal lock, as `CalcBushingSpatialForceOnFrameA`.
         """
-        from jaxbody.math import SpatialForce
-
         t = self._eval(context, "CalcBushingSpatialForceOnFrameC")
         F = self._F_Co_A(t)
         R_CA = t["R_AC"].T
@@ -189,8 +185,6 @@ class LinearBushingRollPitchYaw(ForceElement):
 
     def CalcBushingRollPitchYawAngles(self, context):
         """[q₀ q₁ q₂] of R_AC, a `RollPitchYaw` (Drake's private helper, public here)."""
-        from jaxbody.math import RollPitchYaw, RotationMatrix
-
         R_WA, _ = self._ek(context).frame_pose(self._frameA)
         R_WC, _ = self._ek(context).frame_pose(self._frameC)
         return RollPitchYaw(RotationMatrix(R_WA.T @ R_WC))
@@ -201,8 +195,6 @@ class LinearBushingRollPitchYaw(ForceElement):
 
     def CalcBushingFrameBPoseInA(self, context):
         """``X_AB``: the "halfway" bushing frame B (R_AB half of R_AC; Bo midway Ao–Co)."""
-        from jaxbody.math import RigidTransform, RotationMatrix
-
         t = self._eval(context, "CalcBushingFrameBPoseInA")
         return RigidTransform(RotationMatrix(t["R_AB"]), 0.5 * t["r_A"])
 

@@ -17,6 +17,7 @@ import dataclasses
 import jax.numpy as jnp
 
 from jaxbody.forces.force_element import ForceElement, _nonnegative
+from jaxbody.joints import RevoluteJoint
 
 _FIELDS = ("spring_zero_angle_rad", "spring_constant", "dynamic_friction_torque",
            "static_friction_torque", "viscous_friction", "catch_width", "catch_torque",
@@ -66,8 +67,6 @@ class DoorHinge(ForceElement):
     """
 
     def __init__(self, joint, config: DoorHingeConfig):
-        from jaxbody.joints import RevoluteJoint
-
         if not isinstance(joint, RevoluteJoint):
             raise TypeError(f"DoorHinge: expected a RevoluteJoint, got {type(joint).__name__}")
         for name in ("spring_constant", "dynamic_friction_torque", "static_friction_torque",

@@ -19,11 +19,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbody.plant.context import _check_shape
-from jaxbody.plant.elements import MultibodyElement, _Index
+from jaxbody.core.checks import check_shape
+from jaxbody.core.elements import MultibodyElement, TypedIndex
+from jaxbody.core.multibody_forces import MultibodyForces
 
 
-class ForceElementIndex(_Index):
+class ForceElementIndex(TypedIndex):
     """Index of a force element in its plant; 0 is the uniform gravity field element."""
 
 
@@ -125,7 +126,7 @@ class ForceElement(MultibodyElement):
     def _set_parameter(self, context, name, value):
         params = dict(self._parameters(context))
         old = params[name]
-        params[name] = _check_shape(f"{type(self).__name__}: {name}", value,
+        params[name] = check_shape(f"{type(self).__name__}: {name}", value,
                                     jnp.shape(old)).astype(old.dtype)
         fe = list(context.parameters.force_elements)
         fe[int(self._index)] = params
@@ -165,8 +166,6 @@ class ForceElement(MultibodyElement):
 
     def CalcAndAddForceContribution(self, context, forces):
         """(Advanced) ``forces`` (`MultibodyForces`) plus this element's contribution (new object)."""
-        from jaxbody.plant.multibody_forces import MultibodyForces
-
         ek = self._ek(context)
         tau, F = self._add_forces(ek, self._parameters(context), forces.generalized_forces(),
                                   forces.body_forces())

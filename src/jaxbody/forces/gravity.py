@@ -15,8 +15,8 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
+from jaxbody.core.elements import ModelInstanceIndex
 from jaxbody.forces.force_element import ForceElement
-from jaxbody.plant.elements import ModelInstanceIndex
 
 # Drake's UniformGravityFieldElement::kDefaultStrength (m/s²).
 DEFAULT_STRENGTH = 9.81

@@ -14,6 +14,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxbody.forces.force_element import ForceElement, _nonnegative, add_force_at_point
+from jaxbody.joints import PrismaticJoint, RevoluteJoint
 from jaxbody.math.rotation import _is_concrete
 
 _EPS = float(np.finfo(np.float64).eps)
@@ -141,8 +142,6 @@ class _JointSpring(ForceElement):
     _nominal = "nominal"
 
     def __init__(self, joint, nominal, stiffness):
-        from jaxbody.joints import PrismaticJoint, RevoluteJoint
-
         cls = {"RevoluteSpring": RevoluteJoint, "PrismaticSpring": PrismaticJoint}[type(self).__name__]
         if not isinstance(joint, cls):
             raise TypeError(f"{type(self).__name__}: expected a {cls.__name__}, got "

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from jaxbody.core.elements import Frame, MultibodyElement
 from jaxbody.joints.kinds import JointKind
-from jaxbody.plant.elements import Frame, MultibodyElement
 
 
 def _vec(x, n, what, joint_name):

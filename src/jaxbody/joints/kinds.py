@@ -359,22 +359,3 @@ class QuaternionFloating(JointKind):
     @staticmethod
     def Nplus(q, c):
         return _block_diag(_quat_Nplus(q[:, :4]), _eye(q.shape[0], 3, q.dtype))
-
-
-from jaxbody.joints.simbody_kinds import (  # noqa: E402 (they build on the base above)
-    Ball,
-    BendStretch,
-    Cylindrical,
-    Ellipsoid,
-    FreeLine,
-    Gimbal,
-    LineOrientation,
-    Translational,
-)
-
-ALL_KINDS = (
-    Weld, Revolute, Prismatic, Screw, Universal, Planar, BallRpy, RpyFloating,
-    QuaternionFloating, Ball, Cylindrical, Translational, Gimbal, BendStretch, LineOrientation,
-    FreeLine, Ellipsoid,
-)
-KIND_BY_NAME = {k.name: k for k in ALL_KINDS}

@@ -13,9 +13,16 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbody.joints import kinds
+from jaxbody.joints import kinds, simbody_kinds
 from jaxbody.joints.joint import Joint
-from jaxbody.math.so3 import rotation_to_quaternion, rotation_to_rpy
+from jaxbody.math import RigidTransform
+from jaxbody.math.so3 import (
+    project_to_rotation,
+    quaternion_to_rotation,
+    rotation_to_quaternion,
+    rotation_to_rpy,
+    rpy_to_rotation,
+)
 
 
 def _rotation_array(R):
@@ -44,8 +51,6 @@ class BallRpyJoint(Joint):
 
     def SetFromRotationMatrix(self, context, R_FM):
         """Sets the angles from ``R_FM`` (projected to SO(3) first, as Drake does)."""
-        from jaxbody.math.so3 import project_to_rotation
-
         return self.set_angles(context, rotation_to_rpy(project_to_rotation(_rotation_array(R_FM))))
 
     def get_angular_velocity(self, context):
@@ -90,9 +95,6 @@ class RpyFloatingJoint(Joint):
         return self.SetPositions(context, q.at[3:].set(p_FM))
 
     def get_pose(self, context):
-        from jaxbody.math import RigidTransform
-        from jaxbody.math.so3 import rpy_to_rotation
-
         q = self.GetPositions(context)
         return RigidTransform(rpy_to_rotation(q[:3]), q[3:])
 
@@ -144,9 +146,6 @@ class QuaternionFloatingJoint(RpyFloatingJoint):
         raise AttributeError("QuaternionFloatingJoint has no angles; use get_quaternion()")
 
     def get_pose(self, context):
-        from jaxbody.math import RigidTransform
-        from jaxbody.math.so3 import quaternion_to_rotation
-
         q = self.GetPositions(context)
         return RigidTransform(quaternion_to_rotation(q[:4]), q[4:])
 
@@ -210,7 +209,7 @@ class QuaternionFloatingJoint(RpyFloatingJoint):
 class BallJoint(Joint):
     """Simbody's Ball mobilizer: q = quaternion [qw, qx, qy, qz] of R_FM, v = w_FM_F."""
 
-    kind = kinds.Ball
+    kind = simbody_kinds.Ball
 
     def __init__(self, name, frame_on_parent, frame_on_child, damping=0.0):
         super().__init__(name, frame_on_parent, frame_on_child, damping=damping)
@@ -237,7 +236,7 @@ class CylindricalJoint(Joint):
     q = [θ, z], v = [θ̇, ż].
     """
 
-    kind = kinds.Cylindrical
+    kind = simbody_kinds.Cylindrical
 
     def __init__(self, name, frame_on_parent, frame_on_child, damping=(0.0, 0.0)):
         super().__init__(name, frame_on_parent, frame_on_child, damping=damping)
@@ -252,7 +251,7 @@ class CylindricalJoint(Joint):
 class TranslationalJoint(Joint):
     """Simbody's Translation (Cartesian) mobilizer: q = p_FoMo_F, v = v_FM_F; R_FM = I."""
 
-    kind = kinds.Translational
+    kind = simbody_kinds.Translational
 
     def __init__(self, name, frame_on_parent, frame_on_child, damping=(0.0, 0.0, 0.0)):
         super().__init__(name, frame_on_parent, frame_on_child, damping=damping)
@@ -268,3 +267,12 @@ class TranslationalJoint(Joint):
 
     def set_translational_velocity(self, context, v_FM):
         return self.SetVelocities(context, v_FM)
+
+
+def floating_positions(X_WB, nq):
+    """A floating joint's coordinates of the pose ``X_WB`` (`RigidTransform`): [quaternion wxyz;
+    p] for a `QuaternionFloatingJoint` (nq = 7), [roll-pitch-yaw; p] for an `RpyFloatingJoint`
+    (nq = 6). NumPy, host side (default positions)."""
+    R = np.asarray(X_WB.rotation().matrix(), float)
+    rot = rotation_to_quaternion(R) if nq == 7 else rotation_to_rpy(R)
+    return np.concatenate([np.asarray(rot, float), np.asarray(X_WB.translation(), float)])

@@ -13,6 +13,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
+from jaxbody.core.checks import check_shape
 from jaxbody.joints import simbody_kinds
 from jaxbody.joints.joint import Joint
 from jaxbody.math.so3 import (
@@ -20,7 +21,6 @@ from jaxbody.math.so3 import (
     quaternion_to_rotation,
     rotation_to_quaternion,
 )
-from jaxbody.plant.context import _check_shape
 
 
 def _rotation_array(R):
@@ -31,18 +31,18 @@ def _spatial_parts(V, what):
     """(w, v) of a `SpatialVelocity` or a 6-vector [w; v]."""
     if hasattr(V, "rotational"):
         return jnp.asarray(V.rotational()), jnp.asarray(V.translational())
-    V = _check_shape(what, V, (6,))
+    V = check_shape(what, V, (6,))
     return V[:3], V[3:]
 
 
 def _vector3(joint, routine, x):
     """``x`` as a 3-vector, or an error naming the joint and the routine."""
-    return _check_shape(f"{type(joint).__name__} '{joint.name()}'.{routine}", x, (3,))
+    return check_shape(f"{type(joint).__name__} '{joint.name()}'.{routine}", x, (3,))
 
 
 def _rotation3(joint, routine, R):
     R = R.matrix() if hasattr(R, "matrix") else R
-    return _check_shape(f"{type(joint).__name__} '{joint.name()}'.{routine}", R, (3, 3))
+    return check_shape(f"{type(joint).__name__} '{joint.name()}'.{routine}", R, (3, 3))
 
 
 class _FittingJoint(Joint):

@@ -10,6 +10,7 @@ import numpy as np
 
 from jaxbody.joints import kinds
 from jaxbody.joints.joint import Joint
+from jaxbody.math import RigidTransform
 
 
 def _unit_axis(axis, joint_name):
@@ -286,8 +287,6 @@ class WeldJoint(Joint):
     kind = kinds.Weld
 
     def __init__(self, name, frame_on_parent_P, frame_on_child_C, X_FM=None):
-        from jaxbody.math import RigidTransform
-
         X = RigidTransform() if X_FM is None else X_FM
         R = np.asarray(X.rotation().matrix(), float)
         p = np.asarray(X.translation(), float)
@@ -295,6 +294,4 @@ class WeldJoint(Joint):
                          constants={"R_FM": R, "p_FM": p})
 
     def X_FM(self):
-        from jaxbody.math import RigidTransform
-
         return RigidTransform(self._constants["R_FM"], self._constants["p_FM"])

@@ -14,6 +14,27 @@ import contextlib
 
 import numpy as np
 
+from jaxbody.core.elements import FixedOffsetFrame
+from jaxbody.forces import (
+    GravityCompensation,
+    LinearBushingRollPitchYaw,
+    LinearSpringDamper,
+    PrismaticSpring,
+    RevoluteSpring,
+)
+from jaxbody.geometry import GeometrySet
+from jaxbody.joints import (
+    BallJoint,
+    BallRpyJoint,
+    PlanarJoint,
+    PrismaticJoint,
+    QuaternionFloatingJoint,
+    RevoluteJoint,
+    ScrewJoint,
+    UniversalJoint,
+    WeldJoint,
+)
+from jaxbody.math import RigidTransform, RotationMatrix, SpatialInertia, UnitInertia
 from jaxbody.parsers.diagnostics import ParseError
 from jaxbody.parsers.model_description import WORLD, WORLD_INSTANCE
 
@@ -36,33 +57,31 @@ def plant_transaction(plant):
 
 
 def _transform(pose):
-    from jaxbody.math import RigidTransform, RotationMatrix
-
     R, p = pose
     return RigidTransform(RotationMatrix(np.asarray(R, float)), np.asarray(p, float))
 
 
-def _make_joint(jb, j, F, M):
+def _make_joint(j, F, M):
     """The jaxbody joint object for description ``j`` between frames F and M."""
     damping = np.zeros(1) if j.damping is None else j.damping
     if j.kind == "revolute":
-        joint = jb.RevoluteJoint(j.name, F, M, j.axis, damping=float(damping[0]))
+        joint = RevoluteJoint(j.name, F, M, j.axis, damping=float(damping[0]))
     elif j.kind == "prismatic":
-        joint = jb.PrismaticJoint(j.name, F, M, j.axis, damping=float(damping[0]))
+        joint = PrismaticJoint(j.name, F, M, j.axis, damping=float(damping[0]))
     elif j.kind == "screw":
-        joint = jb.ScrewJoint(j.name, F, M, j.axis, j.pitch, float(damping[0]))
+        joint = ScrewJoint(j.name, F, M, j.axis, j.pitch, float(damping[0]))
     elif j.kind == "weld":
-        joint = jb.WeldJoint(j.name, F, M, None if j.X_FM is None else _transform(j.X_FM))
+        joint = WeldJoint(j.name, F, M, None if j.X_FM is None else _transform(j.X_FM))
     elif j.kind == "ball_rpy":
-        joint = jb.BallRpyJoint(j.name, F, M, float(damping[0]))
+        joint = BallRpyJoint(j.name, F, M, float(damping[0]))
     elif j.kind == "universal":
-        joint = jb.UniversalJoint(j.name, F, M, float(damping[0]))
+        joint = UniversalJoint(j.name, F, M, float(damping[0]))
     elif j.kind == "planar":
-        joint = jb.PlanarJoint(j.name, F, M, damping)
+        joint = PlanarJoint(j.name, F, M, damping)
     elif j.kind == "ball":
-        joint = jb.BallJoint(j.name, F, M, float(damping[0]))
+        joint = BallJoint(j.name, F, M, float(damping[0]))
     elif j.kind == "free":
-        joint = jb.QuaternionFloatingJoint(j.name, F, M, float(damping[0]), float(damping[-1]))
+        joint = QuaternionFloatingJoint(j.name, F, M, float(damping[0]), float(damping[-1]))
     else:  # pragma: no cover - descriptions only hold the kinds above
         raise ValueError(f"unknown joint kind '{j.kind}'")
     nq, nv = joint.num_positions(), joint.num_velocities()
@@ -137,14 +156,12 @@ class _BuildState:
         self.element = None
 
     def add(self, model):
-        import jaxbody as jb
-
         plant, bodies = self.plant, self.bodies
         mi = self.instances[model.name]
         for self.element in model.bodies:
             if not self.element.is_world:
                 b = self.element
-                M = jb.SpatialInertia(b.mass, b.com, _unit_inertia(jb, b.G), skip_validity_check=True)
+                M = SpatialInertia(b.mass, b.com, _unit_inertia(b.G), skip_validity_check=True)
                 bodies[model.key(b.name)] = body = plant.AddRigidBody(b.name, mi, M)
                 if b.X_WB is not None:
                     plant.SetDefaultFreeBodyPose(body, _transform(b.X_WB))
@@ -161,7 +178,7 @@ class _BuildState:
                 actuator.set_default_gear_ratio(a.gear_ratio)
         for self.element in model.springs:
             s = self.element
-            cls = jb.RevoluteSpring if s.kind == "revolute" else jb.PrismaticSpring
+            cls = RevoluteSpring if s.kind == "revolute" else PrismaticSpring
             plant.AddForceElement(cls(joints[s.joint], s.nominal, s.stiffness))
         self._add_frames(model, [f for f in model.frames if not f.before_joints])
         for self.element in [j for j in model.joints if j.after_frames]:
@@ -174,17 +191,17 @@ class _BuildState:
             b = self.element
             frames = [plant.GetFrameByName(name, self.instances[inst])
                       for inst, name in (b.frameA, b.frameC)]
-            plant.AddForceElement(jb.LinearBushingRollPitchYaw(
+            plant.AddForceElement(LinearBushingRollPitchYaw(
                 *frames, b.torque_stiffness, b.torque_damping, b.force_stiffness,
                 b.force_damping))
         for self.element in model.spring_dampers:
             d = self.element
-            plant.AddForceElement(jb.LinearSpringDamper(
+            plant.AddForceElement(LinearSpringDamper(
                 bodies[d.body_A], d.p_AP, bodies[d.body_B], d.p_BQ, d.free_length, d.stiffness,
                 d.damping))
         for self.element in model.gravity_compensation:
             g = self.element
-            plant.AddForceElement(jb.forces.GravityCompensation(bodies[model.key(g.body)], g.factor))
+            plant.AddForceElement(GravityCompensation(bodies[model.key(g.body)], g.factor))
         for self.element in model.geometries:
             g = self.element
             body, X_BG = bodies[g.body], _transform(g.X_BG)
@@ -198,7 +215,7 @@ class _BuildState:
             plant.mutable_gravity_field().set_enabled(mi, False)
         for k, self.element in enumerate(model.collision_filters):
             f = self.element
-            sets = [jb.GeometrySet([bodies[model.key(b)] for b in names])
+            sets = [GeometrySet([bodies[model.key(b)] for b in names])
                     for names in (f.bodies_a, f.bodies_b)]
             plant.ExcludeCollisionGeometriesWithCollisionFilterGroupPair(
                 (f"{model.name}::filter{k}a", sets[0]), (f"{model.name}::filter{k}b", sets[1]))
@@ -223,8 +240,6 @@ class _BuildState:
 
     def _add_body_constraint(self, model, c):
         """A ball or weld constraint on a discrete plant (MJCF equality), a warning otherwise."""
-        import jaxbody as jb
-
         if c.drake_tag and not self.plant.is_discrete():
             raise ParseError(c.loc, f"<drake:ball_constraint> between bodies '{c.body_A}' and "
                                     f"'{c.body_B}': constraints need a discrete MultibodyPlant "
@@ -247,35 +262,31 @@ class _BuildState:
             self.plant.AddBallConstraint(A, np.asarray(c.p_AP), B,
                                          None if c.p_BQ is None else np.asarray(c.p_BQ))
         elif c.X_AP is None:
-            self.plant.AddWeldConstraint(A, jb.RigidTransform(), B)
+            self.plant.AddWeldConstraint(A, RigidTransform(), B)
         else:
-            self.plant.AddWeldConstraint(A, jb.RigidTransform(c.X_AP), B, jb.RigidTransform())
+            self.plant.AddWeldConstraint(A, RigidTransform(c.X_AP), B, RigidTransform())
 
     def _add_joint(self, j):
-        import jaxbody as jb
-
         plant = self.plant
         if j.frames is not None:
             F, M = (plant.GetFrameByName(name, self.instances[inst]) for inst, name in j.frames)
-            return plant.AddJoint(_make_joint(jb, j, F, M))
+            return plant.AddJoint(_make_joint(j, F, M))
         child = self.bodies[j.child]
         F = self.bodies[j.parent].body_frame()
         if j.X_PF is not None:
-            F = plant.AddFrame(jb.FixedOffsetFrame(f"{j.name}_parent", F, _transform(j.X_PF),
+            F = plant.AddFrame(FixedOffsetFrame(f"{j.name}_parent", F, _transform(j.X_PF),
                                                    model_instance=child.model_instance()))
-        M = child.body_frame() if j.X_BM is None else plant.AddFrame(jb.FixedOffsetFrame(
+        M = child.body_frame() if j.X_BM is None else plant.AddFrame(FixedOffsetFrame(
             f"{j.name}_child", child.body_frame(), _transform(j.X_BM)))
-        return plant.AddJoint(_make_joint(jb, j, F, M))
+        return plant.AddJoint(_make_joint(j, F, M))
 
     def _add_frames(self, model, frames):
-        import jaxbody as jb
-
         for self.element in frames:
             f = self.element
             mi = self.instances[model.name if f.instance is None else f.instance]
-            self.plant.AddFrame(jb.FixedOffsetFrame(f.name, self.bodies[f.body].body_frame(),
+            self.plant.AddFrame(FixedOffsetFrame(f.name, self.bodies[f.body].body_frame(),
                                                     _transform(f.X_BF), model_instance=mi))
 
 
-def _unit_inertia(jb, G):
-    return jb.UnitInertia(G[0, 0], G[1, 1], G[2, 2], G[0, 1], G[0, 2], G[1, 2])
+def _unit_inertia(G):
+    return UnitInertia(G[0, 0], G[1, 1], G[2, 2], G[0, 1], G[0, 2], G[1, 2])

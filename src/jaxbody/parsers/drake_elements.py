@@ -32,6 +32,8 @@ from jaxbody.parsers.model_description import (
     BushingDescription,
     LinearSpringDamperDescription,
 )
+from jaxbody.parsers.sdf_frames import MODEL_FRAME, SCOPE
+from jaxbody.parsers.sdf_values import child_text, read_numbers
 
 _BUSHING_GAINS = ("torque_stiffness", "torque_damping", "force_stiffness", "force_damping")
 
@@ -107,9 +109,6 @@ def _urdf_body(model, diag):
 def read_sdf_drake_elements(reader, record):
     """The tags of SDFormat model ``record`` (an `sdf.ModelRecord` of `sdf._Reader`): names
     are child text, resolved in the model's scope as ``<drake:joint>``'s frames are."""
-    from jaxbody.parsers.sdf_frames import MODEL_FRAME, SCOPE
-    from jaxbody.parsers.sdf_values import child_text, read_numbers
-
     diag, graph = record.ws.diag, reader.graph
 
     class Tags:

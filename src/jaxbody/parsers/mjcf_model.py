@@ -14,7 +14,7 @@ from jaxbody.parsers.model_description import (
     BodyConstraintDescription,
     CouplerDescription,
 )
-from jaxbody.parsers.xml_reader import MAX_XML_BYTES, parse_xml
+from jaxbody.parsers.xml_reader import MAX_XML_BYTES, parse_numbers, parse_xml
 
 MAX_INCLUDE_DEPTH = 16
 
@@ -358,8 +358,6 @@ def _effort_limit(el, attrs, gear, diag):
 
 
 def _floats(el, text, size, diag):
-    from jaxbody.parsers.xml_reader import parse_numbers
-
     values = parse_numbers(text, diag, el, "attribute")
     if size is not None and len(values) != size:
         diag.error(el, f"expected {size} values, got '{text}'")

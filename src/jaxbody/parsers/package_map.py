@@ -22,6 +22,9 @@ from __future__ import annotations
 
 import os
 
+from jaxbody.parsers.diagnostics import Diagnostics
+from jaxbody.parsers.xml_reader import parse_xml
+
 _PACKAGE_SCHEMES = ("package://", "model://")
 
 
@@ -119,9 +122,6 @@ class PackageMap:
 
 
 def _package_xml_name(filename):
-    from jaxbody.parsers.diagnostics import Diagnostics
-    from jaxbody.parsers.xml_reader import parse_xml
-
     try:
         with open(filename, "rb") as f:
             root = parse_xml(f.read(), Diagnostics(filename))

@@ -33,6 +33,7 @@ from jaxbody.parsers.package_map import PackageMap, ParsingWorkspace, resolve_ur
 from jaxbody.parsers.sdf import read_sdf
 from jaxbody.parsers.urdf import read_urdf
 from jaxbody.parsers.xml_reader import MAX_XML_BYTES, parse_xml
+from jaxbody.plant import MultibodyPlant
 
 _EXTENSIONS = {".urdf": "urdf", ".sdf": "sdf", ".xml": "xml"}
 
@@ -46,8 +47,6 @@ class Parser:
     """
 
     def __init__(self, plant, scope_name=None):
-        from jaxbody.plant import MultibodyPlant
-
         if not isinstance(plant, MultibodyPlant):
             raise TypeError(f"Parser: expected a MultibodyPlant, got {type(plant).__name__}")
         if scope_name is not None and (not isinstance(scope_name, str) or not scope_name):

@@ -44,6 +44,7 @@ from jaxbody.parsers.sdf_frames import MODEL_FRAME, SCOPE, FrameGraph, FrameNode
 from jaxbody.parsers.sdf_geometry import read_collision, read_visual
 from jaxbody.parsers.sdf_joints import WeldGroups, read_drake_joint, read_joint, static_welds
 from jaxbody.parsers.sdf_values import (
+    check_supported,
     child_text,
     element_name,
     parse_pose,
@@ -60,18 +61,6 @@ _MODEL_TAGS = {"link", "joint", "frame", "model", "include", "pose", "static", "
                "drake:tendon_constraint", "drake:collision_filter_group"}
 _NOT_YET = ("drake:tendon_constraint", "drake:collision_filter_group")
 _LINK_TAGS = {"inertial", "visual", "collision", "pose", "gravity", "kinematic"}
-
-
-def check_supported(node, supported, diag):
-    """Drake's ``CheckSupportedElements``: an unknown ``drake:`` child is an error, any other
-    unknown child a warning (it is ignored)."""
-    for child in node.children:
-        if child.tag not in supported:
-            message = f"Unsupported SDFormat element in {node.tag}: {child.tag}"
-            if child.tag.startswith("drake:"):
-                diag.error(child, message)
-            else:
-                diag.warning(child, f"Ignoring u{message[1:]}")
 
 
 class ModelRecord:

@@ -32,7 +32,13 @@ from jaxbody.parsers.model_description import (
     SpringDescription,
 )
 from jaxbody.parsers.sdf_frames import MODEL_FRAME, SCOPE, compose
-from jaxbody.parsers.sdf_values import child_text, read_bool, read_number, read_numbers
+from jaxbody.parsers.sdf_values import (
+    check_supported,
+    child_text,
+    read_bool,
+    read_number,
+    read_numbers,
+)
 from jaxbody.parsers.xml_reader import read_scalar, read_string
 
 _JOINT_TAGS = {"axis", "axis2", "child", "drake:rotor_inertia", "drake:gear_ratio",
@@ -63,8 +69,6 @@ class WeldGroups:
 def read_joint(reader, record, key, welds, into=None):
     """Appends the joint ``key`` (with its actuator and spring) to ``record`` (or, for a
     world-level joint, ``record`` is None and it goes to ``into``)."""
-    from jaxbody.parsers.sdf import check_supported
-
     g, n = reader.graph, reader.graph.nodes[key]
     xml, diag = n.xml, n.diag
     desc = (into or record).desc
@@ -198,8 +202,6 @@ def _effort(axis, diag):
 
 
 def _limits(axis, j, continuous, diag):
-    from jaxbody.parsers.sdf import check_supported
-
     limit = axis.find("limit")
     lower, upper, velocity, acceleration = -np.inf, np.inf, np.inf, np.inf
     if limit is not None:
@@ -266,8 +268,6 @@ def _screw_pitch(xml, name, diag):
 
 def read_drake_joint(reader, record, xml):
     """A ``<drake:joint type="planar">`` between two frames of the plant."""
-    from jaxbody.parsers.sdf import check_supported
-
     diag = record.ws.diag
     check_supported(xml, {"drake:parent", "drake:child", "drake:damping", "pose"}, diag)
     kind, name = xml.get("type"), xml.get("name")

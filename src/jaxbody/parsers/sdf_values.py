@@ -165,3 +165,15 @@ def read_inertial(link, link_name, diag):
     if problem:
         diag.warning(inertial, f"link '{link_name}': {problem}")
     return mass, com, G
+
+
+def check_supported(node, supported, diag):
+    """Drake's ``CheckSupportedElements``: an unknown ``drake:`` child is an error, any other
+    unknown child a warning (it is ignored)."""
+    for child in node.children:
+        if child.tag not in supported:
+            message = f"Unsupported SDFormat element in {node.tag}: {child.tag}"
+            if child.tag.startswith("drake:"):
+                diag.error(child, message)
+            else:
+                diag.warning(child, f"Ignoring u{message[1:]}")

@@ -22,6 +22,8 @@ import numpy as np
 from defusedxml import DefusedXmlException
 from defusedxml.expatreader import create_parser
 
+from jaxbody.parsers.diagnostics import ParseError, SourceLocation
+
 MAX_XML_BYTES = 64 * 1024 * 1024  # a model file larger than this is refused
 _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\Z")
 
@@ -105,8 +107,6 @@ def parse_xml(data, diagnostics) -> XmlElement:
 
 
 def _xml_error(diagnostics, line, reason):
-    from jaxbody.parsers.diagnostics import ParseError, SourceLocation
-
     return ParseError(SourceLocation(diagnostics.filename, line or 0, "xml"), reason)
 
 

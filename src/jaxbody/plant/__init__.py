@@ -1,11 +1,7 @@
 """The MultibodyPlant builder, its elements, the Finalize compiler and the Context."""
 
-from jaxbody.plant._constraint_params_api import DistanceConstraintParams
-from jaxbody.plant._contact_model_api import ContactModel, DiscreteContactApproximation
-from jaxbody.plant._kinematics_api import JacobianWrtVariable
-from jaxbody.plant.actuator import JointActuator, PdControllerGains
-from jaxbody.plant.context import Context, Parameters
-from jaxbody.plant.elements import (
+from jaxbody.core.context import Context, Parameters
+from jaxbody.core.elements import (
     BodyFrame,
     BodyIndex,
     FixedOffsetFrame,
@@ -19,7 +15,11 @@ from jaxbody.plant.elements import (
     default_model_instance,
     world_model_instance,
 )
-from jaxbody.plant.multibody_forces import MultibodyForces
+from jaxbody.core.multibody_forces import MultibodyForces
+from jaxbody.plant._constraint_params_api import DistanceConstraintParams
+from jaxbody.plant._contact_model_api import ContactModel, DiscreteContactApproximation
+from jaxbody.plant._kinematics_api import JacobianWrtVariable
+from jaxbody.plant.actuator import JointActuator, PdControllerGains
 from jaxbody.plant.multibody_plant import MultibodyPlant
 
 __all__ = [

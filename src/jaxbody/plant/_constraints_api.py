@@ -19,8 +19,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxbody.core.elements import BodyIndex, MultibodyConstraintId, check_index
 from jaxbody.math.rigid_transform import RigidTransform
-from jaxbody.plant.elements import BodyIndex, MultibodyConstraintId, check_index
 
 
 @dataclasses.dataclass(frozen=True)

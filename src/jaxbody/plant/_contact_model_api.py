@@ -37,11 +37,17 @@ import numpy as np
 from jaxbody.algorithms import rnea
 from jaxbody.algorithms.spatial import wrench_about_origin
 from jaxbody.contact import compliant_point_contact as cpc
+from jaxbody.core.elements import BodyIndex
 from jaxbody.geometry.collision.contact_properties import (
     DEFAULT_PENETRATION_ALLOWANCE,
     estimate_point_contact_parameters,
 )
 from jaxbody.geometry.scene_graph_config import SceneGraphConfig, checked_copy
+from jaxbody.plant.contact_results import (
+    ContactResults,
+    PenetrationAsPointPair,
+    PointPairContactInfo,
+)
 
 DEFAULT_STICTION_TOLERANCE = 1e-4  # m/s: Drake's MultibodyPlantConfig default (its docs say 1 mm/s)
 
@@ -219,13 +225,6 @@ class ContactModelAPI:
         penetrating pair whose normal force is positive. As Drake's continuous plant reports
         it, ``separation_speed()`` is the approach speed vₙ = v_AcBc·n̂_BA (positive while the
         bodies approach) and ``contact_force()`` the force on B at the midpoint C."""
-        from jaxbody.plant.contact_results import (
-            ContactResults,
-            PenetrationAsPointPair,
-            PointPairContactInfo,
-        )
-        from jaxbody.plant.elements import BodyIndex
-
         tau = np.asarray(self._continuous_generalized_contact_forces(context))
         out = self._continuous_penalty(context, self._dk(context, "CalcContactResults"))
         if out is None:

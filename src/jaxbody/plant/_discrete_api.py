@@ -31,9 +31,10 @@ from jaxbody.contact.discrete_problem import (  # noqa: F401 (ContactSolution re
 )
 from jaxbody.contact.sap_problem import SapSolverParameters
 from jaxbody.contact.sap_solver import SapStatistics, solve  # noqa: F401 (re-exported)
+from jaxbody.core.checks import check_shape
 from jaxbody.geometry.hydroelastic import query as hq
 from jaxbody.plant._hydroelastic_api import concatenate_contacts
-from jaxbody.plant.context import _check_shape
+from jaxbody.plant.contact_results import make_contact_results
 
 
 class DiscreteStepResult(NamedTuple):
@@ -95,12 +96,12 @@ class DiscreteAPI:
             for mi, x in desired_state.items():
                 idx = self._actuator_index(self._check_instance(mi, "desired_state"))
                 name = self._instance_names[int(mi)]
-                x = _check_shape(f"desired_state for model instance '{name}'", x,
+                x = check_shape(f"desired_state for model instance '{name}'", x,
                                  (2 * len(idx),)).astype(dtype)
                 xd = xd.at[idx].set(x[:len(idx)]).at[nu + idx].set(x[len(idx):])
                 armed[idx] = True
         elif desired_state is not None:
-            xd = _check_shape("desired_state", desired_state, (2 * nu,)).astype(dtype)
+            xd = check_shape("desired_state", desired_state, (2 * nu,)).astype(dtype)
             armed[:] = True
         if not isinstance(xd, jax.core.Tracer) and not bool(jnp.all(jnp.isfinite(xd[
                 np.concatenate([pd, nu + pd])]))):  # Drake's check, where values are known
@@ -262,8 +263,6 @@ class DiscreteAPI:
         ``context``. Host-side (not traceable): it builds Python records; use
         `CalcDiscreteStep` inside jitted code. A continuous plant's are its penalty forces
         at ``context`` (Drake's continuous point-pair results)."""
-        from jaxbody.plant.contact_results import make_contact_results
-
         self._check_context(context, "CalcContactResults")
         if not self.is_discrete():
             return self._continuous_contact_results(context)

@@ -23,9 +23,10 @@ from jaxbody.algorithms.implicit_dynamics import (
     with_state_jacobians,
 )
 from jaxbody.algorithms.spatial import wrench_about_origin
+from jaxbody.core.checks import check_shape
+from jaxbody.core.elements import JointIndex
 from jaxbody.joints.simbody_kinds import Gimbal, gimbal_lock
 from jaxbody.math.cholesky import cholesky, cholesky_solve, spd_solve
-from jaxbody.plant.context import _check_shape
 
 
 class DynamicsAPI:
@@ -58,7 +59,7 @@ class DynamicsAPI:
         return wrench_about_origin(F, dk.pk.p_WB), forces.generalized_forces()
 
     def _check_vector(self, what, x, n):
-        return _check_shape(what, x, (n,))
+        return check_shape(what, x, (n,))
 
     # --- Mass matrix -------------------------------------------------------------------------
     def CalcMassMatrix(self, context):
@@ -141,8 +142,6 @@ class DynamicsAPI:
     def MakeActuatorSelectorMatrix(self, user_to_actuator_index_map):
         """Su: (num_actuators, k) so that u = Su u_s, for actuator (or joint) indices."""
         self._require_finalized("MakeActuatorSelectorMatrix")
-        from jaxbody.plant.elements import JointIndex
-
         rows = []
         for idx in user_to_actuator_index_map:
             if isinstance(idx, JointIndex):
@@ -348,7 +347,7 @@ class DynamicsAPI:
                                       applied_generalized_force):
         tau = self._total_generalized_forces(context, actuation, applied_forces)
         if applied_generalized_force is not None:
-            tau = tau + _check_shape("applied_generalized_force", applied_generalized_force,
+            tau = tau + check_shape("applied_generalized_force", applied_generalized_force,
                                      (self._topology.nv,)).astype(tau.dtype)
         F = None if applied_forces is None else applied_forces.body_forces().astype(tau.dtype)
         P = context.parameters

@@ -21,10 +21,11 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxbody.algorithms.spatial import wrench_about_origin
+from jaxbody.core.checks import check_shape
+from jaxbody.core.multibody_forces import MultibodyForces
 from jaxbody.forces.applied import spatial_forces_to_body_forces
 from jaxbody.forces.force_element import ElementKinematics, ForceElement, ForceElementIndex
 from jaxbody.forces.gravity import UniformGravityFieldElement
-from jaxbody.plant.context import _check_shape
 
 
 class ForcesAPI:
@@ -140,8 +141,6 @@ class ForcesAPI:
             `MultibodyForces`: generalized forces (elements on joints, and −D v) and body
             spatial forces ``F_Bo_W`` (gravity at each COM, springs, bushings).
         """
-        from jaxbody.plant.multibody_forces import MultibodyForces
-
         dk = self._dk(context, "CalcForceElementsContribution")
         ek = self._element_kinematics(context, "CalcForceElementsContribution", dk)
         tau = -context.parameters.damping * context.v
@@ -165,10 +164,10 @@ class ForcesAPI:
             for mi, ui in actuation.items():
                 idx = self._actuator_index(self._check_instance(mi, "actuation"))
                 name = self._instance_names[int(mi)]
-                ui = _check_shape(f"actuation for model instance '{name}'", ui, (len(idx),))
+                ui = check_shape(f"actuation for model instance '{name}'", ui, (len(idx),))
                 u = u.at[idx].add(ui.astype(u.dtype))
             return u
-        u = _check_shape("actuation", actuation, (nu,))
+        u = check_shape("actuation", actuation, (nu,))
         return u if dtype is None else u.astype(dtype)
 
     def SaturateActuation(self, u):
@@ -187,7 +186,7 @@ class ForcesAPI:
         leaves out the body forces of ``applied_forces`` (the caller handles them)."""
         tau = self._total_generalized_forces(context, actuation, applied_forces)
         if applied_generalized_force is not None:
-            tau = tau + _check_shape("applied_generalized_force", applied_generalized_force,
+            tau = tau + check_shape("applied_generalized_force", applied_generalized_force,
                                      (self._topology.nv,)).astype(tau.dtype)
         tau_fe, F = self._element_forces(context, dk)
         if tau_fe is not None:

@@ -30,6 +30,7 @@ from jaxbody.geometry import (
     Shape,
 )
 from jaxbody.geometry.properties import FRICTION, MATERIAL_GROUP
+from jaxbody.math import RigidTransform
 
 
 class GeometryAPI:
@@ -89,8 +90,6 @@ class GeometryAPI:
         return self._register_geometry(what, body, X_BG, shape, name, Role.kIllustration, props)
 
     def _register_geometry(self, what, body, X_BG, shape, name, role, props):
-        from jaxbody.math import RigidTransform
-
         if self._finalized:
             raise RuntimeError(f"Post-finalize calls to '{what}()' are not allowed; calls to "
                                "this method must happen before Finalize().")

@@ -24,6 +24,12 @@ import numpy as np
 from jaxbody.geometry.collision.query import PointContacts
 from jaxbody.geometry.hydroelastic import query as hq
 from jaxbody.geometry.hydroelastic.representation import hydroelastic_representation
+from jaxbody.plant._contact_model_api import ContactModel
+from jaxbody.plant.hydroelastic_results import (
+    ContactSurface,
+    HydroelasticContactInfo,
+    spatial_force_at_centroid,
+)
 
 
 class HydroelasticAPI:
@@ -31,8 +37,6 @@ class HydroelasticAPI:
 
     def _split_hydroelastic_pairs(self, pair_a, pair_b):
         """(point pair_a, point pair_b, [HydroPair]) of the candidate pairs (at Finalize)."""
-        from jaxbody.plant._contact_model_api import ContactModel
-
         model = self.get_contact_model()
         geoms = self._collision_geometries()
         has_props = [g.properties() is not None and g.properties().HasGroup("hydroelastic")
@@ -122,8 +126,6 @@ class HydroelasticAPI:
         ``QueryObject.ComputeContactSurfaces`` with the polygon representation): one per
         hydroelastic pair whose surface has a face (``keep_empty``: None for the others, one
         entry per pair)."""
-        from jaxbody.plant.hydroelastic_results import ContactSurface
-
         self._check_context(context, "ComputeContactSurfaces")  # also before Finalize
         geoms = self._collision_geometries()
         out = []
@@ -149,11 +151,6 @@ class HydroelasticAPI:
         `ComputeContactSurfaces`) and the spatial force on A at its centroid, the sum of the
         quadrature points' forces γ/δt (``solution`` arrays over the step's slots; ``index``:
         the uncapped slot of each step slot, None when uncapped)."""
-        from jaxbody.plant.hydroelastic_results import (
-            HydroelasticContactInfo,
-            spatial_force_at_centroid,
-        )
-
         pairs = self._hydro_pairs()
         if not pairs:
             return []

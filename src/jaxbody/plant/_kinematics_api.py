@@ -14,6 +14,8 @@ import jax.numpy as jnp
 from jaxbody.algorithms import center_of_mass as com_alg
 from jaxbody.algorithms import kinematics as kin
 from jaxbody.algorithms.jacobians import point_jacobian_in_world, shift_acceleration, shift_velocity
+from jaxbody.core.checks import check_shape
+from jaxbody.math import RigidTransform, SpatialAcceleration, SpatialVelocity
 
 
 class JacobianWrtVariable(enum.Enum):
@@ -63,8 +65,6 @@ class KinematicsAPI:
     # --- Poses and velocities ----------------------------------------------------------------
     def EvalBodyPoseInWorld(self, context, body):
         """``X_WB``: pose of ``body`` (its frame B) in World, a `RigidTransform`."""
-        from jaxbody.math import RigidTransform
-
         self._own_body(body, "EvalBodyPoseInWorld")
         _, pk = self._position_kinematics(context, "EvalBodyPoseInWorld")
         n = self._node(body)
@@ -78,8 +78,6 @@ class KinematicsAPI:
 
     def EvalBodySpatialVelocityInWorld(self, context, body):
         """``V_WB_W``: spatial velocity of ``body`` (about Bo) in World, a `SpatialVelocity`."""
-        from jaxbody.math import SpatialVelocity
-
         self._own_body(body, "EvalBodySpatialVelocityInWorld")
         _, _, vk = self._velocity_kinematics(context, "EvalBodySpatialVelocityInWorld")
         V = vk.V_WB[self._node(body)]
@@ -87,8 +85,6 @@ class KinematicsAPI:
 
     def CalcRelativeTransform(self, context, frame_A, frame_B):
         """``X_AB``: pose of ``frame_B`` in ``frame_A``."""
-        from jaxbody.math import RigidTransform
-
         for f in (frame_A, frame_B):
             self._own_frame(f, "CalcRelativeTransform")
         _, pk = self._position_kinematics(context, "CalcRelativeTransform")
@@ -109,8 +105,6 @@ class KinematicsAPI:
 
     def CalcSpatialVelocity(self, context, frame_B, frame_M, frame_E):
         """``V_MB_E``: spatial velocity of ``frame_B`` measured in ``frame_M``, expressed in E."""
-        from jaxbody.math import SpatialVelocity
-
         for f in (frame_B, frame_M, frame_E):
             self._own_frame(f, "CalcSpatialVelocity")
         _, pk, vk = self._velocity_kinematics(context, "CalcSpatialVelocity")
@@ -128,10 +122,7 @@ class KinematicsAPI:
 
     def CalcSpatialAccelerationsFromVdot(self, context, known_vdot):
         """``A_WB_W`` of every body (list in BodyIndex order) for the given v̇."""
-        from jaxbody.math import SpatialAcceleration
-        from jaxbody.plant.context import _check_shape
-
-        vdot = _check_shape("CalcSpatialAccelerationsFromVdot: known_vdot", known_vdot,
+        vdot = check_shape("CalcSpatialAccelerationsFromVdot: known_vdot", known_vdot,
                             (self._topology.nv,))
         jk, pk, vk = self._velocity_kinematics(context, "CalcSpatialAccelerationsFromVdot")
         A = kin.acceleration_kinematics(self._topology, pk, vk, jk, vdot.astype(context.v.dtype))
@@ -272,8 +263,6 @@ class KinematicsAPI:
     def CalcBiasSpatialAcceleration(self, context, with_respect_to, frame_B, p_BoBp_B, frame_A,
                                     frame_E):
         """``AsBias_ABp_E``: the v̇-independent part J̇ v of frame Bp's spatial acceleration in A."""
-        from jaxbody.math import SpatialAcceleration
-
         what = "CalcBiasSpatialAcceleration"
         self._require_kv(with_respect_to, what)
         if jnp.shape(p_BoBp_B) != (3,):

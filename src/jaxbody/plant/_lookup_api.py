@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from jaxbody.plant.elements import (
+from jaxbody.core.elements import (
     BodyIndex,
     FrameIndex,
     JointActuatorIndex,

@@ -7,6 +7,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxbody.algorithms import center_of_mass as com_alg
+from jaxbody.math import SpatialInertia, SpatialMomentum
 
 
 class MassPropertiesAPI:
@@ -46,8 +47,6 @@ class MassPropertiesAPI:
 
     def CalcSpatialMomentumInWorldAboutPoint(self, context, *args):
         """``L_WS_P_W``: ``(context, p_WoP_W)`` or ``(context, model_instances, p_WoP_W)``."""
-        from jaxbody.math import SpatialMomentum
-
         what = "CalcSpatialMomentumInWorldAboutPoint"
         instances, (p_WoP_W,) = self._split_instances(args, 1)
         if jnp.shape(p_WoP_W) != (3,):
@@ -66,8 +65,6 @@ class MassPropertiesAPI:
         origin of ``frame_F``, expressed in F, as a `SpatialInertia`; Zero for an empty set.
         One kinematics pass; the bodies' inertias are re-expressed, shifted and summed as one
         batch."""
-        from jaxbody.math import SpatialInertia
-
         what = "CalcSpatialInertia"
         self._own_frame(frame_F, what)
         idx = [int(b) for b in body_indexes]

@@ -13,8 +13,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxbody.core.checks import check_shape
+from jaxbody.core.context import Context, Parameters
 from jaxbody.joints.kinds import gimbal_lock
-from jaxbody.plant.context import Context, Parameters, _check_shape
+from jaxbody.joints.orientation_joints import floating_positions
+from jaxbody.math import RigidTransform
+from jaxbody.math.so3 import quaternion_to_rotation, rpy_to_rotation
 
 # When True (default), N(q) of roll-pitch-yaw joints raises at gimbal lock, as Drake throws.
 # With False the map returns the (huge or inf) values for callers that guard themselves.
@@ -123,32 +127,32 @@ class StateAPI:
         """``SetPositions(context, q)`` or ``SetPositions(context, model_instance, q_instance)``."""
         self._check_context(context, "SetPositions")
         if len(args) == 1:
-            q = _check_shape("SetPositions: q", args[0], (self._topology.nq,))
+            q = check_shape("SetPositions: q", args[0], (self._topology.nq,))
             return context.replace(q=q.astype(context.q.dtype))
         idx = self._q_index[self._check_instance(args[0], "SetPositions")]
-        q = _check_shape("SetPositions: q_instance", args[1], (len(idx),))
+        q = check_shape("SetPositions: q_instance", args[1], (len(idx),))
         return context.replace(q=context.q.at[idx].set(q.astype(context.q.dtype)))
 
     def SetVelocities(self, context, *args):
         """``SetVelocities(context, v)`` or ``SetVelocities(context, model_instance, v_instance)``."""
         self._check_context(context, "SetVelocities")
         if len(args) == 1:
-            v = _check_shape("SetVelocities: v", args[0], (self._topology.nv,))
+            v = check_shape("SetVelocities: v", args[0], (self._topology.nv,))
             return context.replace(v=v.astype(context.v.dtype))
         idx = self._v_index[self._check_instance(args[0], "SetVelocities")]
-        v = _check_shape("SetVelocities: v_instance", args[1], (len(idx),))
+        v = check_shape("SetVelocities: v_instance", args[1], (len(idx),))
         return context.replace(v=context.v.at[idx].set(v.astype(context.v.dtype)))
 
     def SetPositionsAndVelocities(self, context, *args):
         """``(context, x)`` or ``(context, model_instance, x_instance)`` with x = [q; v]."""
         if len(args) == 1:
             nq = self._topology.nq
-            x = _check_shape("SetPositionsAndVelocities: x", args[0],
+            x = check_shape("SetPositionsAndVelocities: x", args[0],
                              (nq + self._topology.nv,))
             return self.SetVelocities(self.SetPositions(context, x[:nq]), x[nq:])
         mi = args[0]
         nq = len(self._q_index[self._check_instance(mi, "SetPositionsAndVelocities")])
-        x = _check_shape("SetPositionsAndVelocities: x_instance", args[1],
+        x = check_shape("SetPositionsAndVelocities: x_instance", args[1],
                          (nq + len(self._v_index[int(mi)]),))
         return self.SetVelocities(self.SetPositions(context, mi, x[:nq]), mi, x[nq:])
 
@@ -204,7 +208,7 @@ class StateAPI:
 
     def SetGravityVector(self, context, g):
         """A new context whose gravity parameter is ``g`` (m/s², in World)."""
-        g = _check_shape("SetGravityVector: g", g, (3,))
+        g = check_shape("SetGravityVector: g", g, (3,))
         params = context.parameters
         import dataclasses
 
@@ -213,7 +217,7 @@ class StateAPI:
 
     # --- Array selectors ------------------------------------------------------------------------
     def _select(self, index, arr, n_total, what):
-        arr = _check_shape(f"{what}: array", arr, (n_total,))
+        arr = check_shape(f"{what}: array", arr, (n_total,))
         return arr[index]
 
     def GetPositionsFromArray(self, model_instance, q):
@@ -230,16 +234,16 @@ class StateAPI:
         """Returns a copy of ``q`` (num_positions,) with the instance's entries replaced."""
         self._require_finalized("SetPositionsInArray")
         idx = self._q_index[self._check_instance(model_instance, "SetPositionsInArray")]
-        q = _check_shape("SetPositionsInArray: q", q, (self._topology.nq,))
-        qi = _check_shape("SetPositionsInArray: q_instance", q_instance, (len(idx),))
+        q = check_shape("SetPositionsInArray: q", q, (self._topology.nq,))
+        qi = check_shape("SetPositionsInArray: q_instance", q_instance, (len(idx),))
         return q.at[idx].set(qi)
 
     def SetVelocitiesInArray(self, model_instance, v_instance, v):
         """Returns a copy of ``v`` (num_velocities,) with the instance's entries replaced."""
         self._require_finalized("SetVelocitiesInArray")
         idx = self._v_index[self._check_instance(model_instance, "SetVelocitiesInArray")]
-        v = _check_shape("SetVelocitiesInArray: v", v, (self._topology.nv,))
-        vi = _check_shape("SetVelocitiesInArray: v_instance", v_instance, (len(idx),))
+        v = check_shape("SetVelocitiesInArray: v", v, (self._topology.nv,))
+        vi = check_shape("SetVelocitiesInArray: v_instance", v_instance, (len(idx),))
         return v.at[idx].set(vi)
 
     def _actuator_index(self, model_instance):
@@ -247,15 +251,15 @@ class StateAPI:
 
     def GetActuationFromArray(self, model_instance, u):
         self._require_finalized("GetActuationFromArray")
-        u = _check_shape("GetActuationFromArray: u", u, (len(self._actuators),))
+        u = check_shape("GetActuationFromArray: u", u, (len(self._actuators),))
         return u[self._actuator_index(model_instance)]
 
     def SetActuationInArray(self, model_instance, u_instance, u):
         """Returns a copy of ``u`` (num_actuators,) with the instance's entries replaced."""
         self._require_finalized("SetActuationInArray")
         idx = self._actuator_index(model_instance)
-        u = _check_shape("SetActuationInArray: u", u, (len(self._actuators),))
-        ui = _check_shape("SetActuationInArray: u_instance", u_instance, (len(idx),))
+        u = check_shape("SetActuationInArray: u", u, (len(self._actuators),))
+        ui = check_shape("SetActuationInArray: u_instance", u_instance, (len(idx),))
         return u.at[idx].set(ui)
 
     # --- Free bodies ----------------------------------------------------------------------------
@@ -290,20 +294,15 @@ class StateAPI:
         Before Finalize it is kept for the floating joint Finalize adds; after, it sets that
         joint's default positions.
         """
-        from jaxbody.plant.multibody_plant import _free_pose_q
-
         self._own_body(body, "SetDefaultFreeBodyPose")
         body._default_free_pose = X_WB
         if self._finalized:
             joint = self._free_joint(body, "SetDefaultFreeBodyPose")
             self._world_fixed_frames(joint, "SetDefaultFreeBodyPose")
-            joint.set_default_positions(_free_pose_q(X_WB, joint.num_positions()))
+            joint.set_default_positions(floating_positions(X_WB, joint.num_positions()))
 
     def GetDefaultFreeBodyPose(self, body):
         """The default pose of a free body (the identity unless set)."""
-        from jaxbody.math import RigidTransform
-        from jaxbody.math.so3 import quaternion_to_rotation, rpy_to_rotation
-
         self._own_body(body, "GetDefaultFreeBodyPose")
         if not self._finalized:
             X = getattr(body, "_default_free_pose", None)
@@ -354,12 +353,12 @@ class StateAPI:
 
     def MapVelocityToQDot(self, context, v):
         """q̇ = N(q) v. ``v: (num_velocities,)``."""
-        v = _check_shape("MapVelocityToQDot: v", v, (self._topology.nv,))
+        v = check_shape("MapVelocityToQDot: v", v, (self._topology.nv,))
         return self.MakeVelocityToQDotMap(context) @ v
 
     def MapQDotToVelocity(self, context, qdot):
         """v = N⁺(q) q̇. ``qdot: (num_positions,)``."""
-        qdot = _check_shape("MapQDotToVelocity: qdot", qdot, (self._topology.nq,))
+        qdot = check_shape("MapQDotToVelocity: qdot", qdot, (self._topology.nq,))
         return self.MakeQDotToVelocityMap(context) @ qdot
 
 

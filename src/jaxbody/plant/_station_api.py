@@ -26,8 +26,9 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
+from jaxbody.core.checks import check_shape
+from jaxbody.math import SpatialMomentum
 from jaxbody.math.so3 import safe_norm
-from jaxbody.plant.context import _check_shape
 
 
 class _Kinematics:
@@ -68,13 +69,13 @@ class StationAPI:
     """Mixed into `MultibodyPlant`."""
 
     def _station(self, what, p):
-        return _check_shape(f"{what}: station", p, (3,))
+        return check_shape(f"{what}: station", p, (3,))
 
     def _station_kinematics(self, context, body, vdot, what):
         self._require_finalized(what)
         self._check_context(context, what)
         if vdot is not None:
-            vdot = _check_shape(f"{what}: vdot", vdot, (self.num_velocities(),))
+            vdot = check_shape(f"{what}: vdot", vdot, (self.num_velocities(),))
         return _Kinematics(self, context, body, vdot)
 
     def _relative(self, context, body_B, p_BS, body_A, order, vdot, what):
@@ -111,7 +112,7 @@ class StationAPI:
         """p_BQ (3,): the station of ``body`` now at the World point p_WQ."""
         what = "CalcStationAtWorldPoint"
         K = self._station_kinematics(context, body, None, what)
-        return K.R.T @ (_check_shape(f"{what}: p_WQ", p_WQ, (3,)) - K.p)
+        return K.R.T @ (check_shape(f"{what}: p_WQ", p_WQ, (3,)) - K.p)
 
     def CalcStationAtBodyStation(self, context, body_B, body_A, p_AS):
         """p_BS (3,): the station of B coincident with station S of body A."""
@@ -201,8 +202,6 @@ class StationAPI:
 
     def CalcBodySpatialMomentumAboutMassCenterInWorld(self, context, body):
         """L_WBcm_W: body B's spatial momentum in World about its mass center, in W."""
-        from jaxbody.math import SpatialMomentum
-
         what = "CalcBodySpatialMomentumAboutMassCenterInWorld"
         K = self._station_kinematics(context, body, None, what)
         M_BBo_B = body.CalcSpatialInertiaInBodyFrame(context)

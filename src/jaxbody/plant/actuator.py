@@ -7,7 +7,7 @@ import dataclasses
 
 import numpy as np
 
-from jaxbody.plant.elements import MultibodyElement
+from jaxbody.core.elements import MultibodyElement
 
 
 @dataclasses.dataclass(frozen=True)

@@ -15,7 +15,7 @@ import dataclasses
 
 import numpy as np
 
-from jaxbody.plant.elements import BodyIndex
+from jaxbody.core.elements import BodyIndex
 
 
 @dataclasses.dataclass(frozen=True)

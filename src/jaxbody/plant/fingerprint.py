@@ -30,7 +30,7 @@ import hashlib
 import jax
 import numpy as np
 
-from jaxbody.plant.elements import MultibodyElement
+from jaxbody.core.elements import MultibodyElement
 
 
 @dataclasses.dataclass(eq=False)

@@ -22,8 +22,21 @@ import warnings
 
 import numpy as np
 
+from jaxbody.core.elements import (
+    BodyFrame,
+    BodyIndex,
+    Frame,
+    FrameIndex,
+    JointActuatorIndex,
+    JointIndex,
+    ModelInstanceIndex,
+    RigidBody,
+    check_index,
+)
 from jaxbody.forces.gravity import UniformGravityFieldElement
 from jaxbody.joints import Joint, QuaternionFloatingJoint, WeldJoint
+from jaxbody.joints.orientation_joints import floating_positions
+from jaxbody.math import SpatialInertia
 from jaxbody.math.inertia import point_mass_unit_inertia
 from jaxbody.plant._constraint_params_api import ConstraintParamsAPI
 from jaxbody.plant._constraints_api import ConstraintsAPI
@@ -41,17 +54,6 @@ from jaxbody.plant._names_api import NamesAPI
 from jaxbody.plant._state_api import StateAPI
 from jaxbody.plant._station_api import StationAPI
 from jaxbody.plant.actuator import JointActuator
-from jaxbody.plant.elements import (
-    BodyFrame,
-    BodyIndex,
-    Frame,
-    FrameIndex,
-    JointActuatorIndex,
-    JointIndex,
-    ModelInstanceIndex,
-    RigidBody,
-    check_index,
-)
 from jaxbody.plant.fingerprint import DerivedCaches, plant_fingerprint
 from jaxbody.plant.forest import grow_forest
 from jaxbody.plant.topology import compile_topology
@@ -172,8 +174,6 @@ class MultibodyPlant(ConstraintsAPI, ConstraintParamsAPI, ContactModelAPI, Conta
         (default: zero mass). Without a model instance the body goes to the default instance,
         which is an error once other instances exist (as in Drake).
         """
-        from jaxbody.math import SpatialInertia
-
         self._require_not_finalized("AddRigidBody")
         model_instance = kwargs.pop("model_instance", None)
         M = kwargs.pop("M_BBo_B", None)
@@ -284,7 +284,7 @@ class MultibodyPlant(ConstraintsAPI, ConstraintParamsAPI, ContactModelAPI, Conta
         joint._ephemeral = True
         X = getattr(body, "_default_free_pose", None)
         if X is not None:
-            joint.set_default_positions(_free_pose_q(X, 7))
+            joint.set_default_positions(floating_positions(X, 7))
         self.AddJoint(joint)
 
     def _inboard_joint_of_body(self, body):
@@ -333,12 +333,3 @@ def _warn_triangle_inequality(body):
     if e[0] + e[1] < e[2] - tol:
         warnings.warn(f"RigidBody '{body.name()}': principal moments of inertia {e} violate the "
                       "triangle inequality (physically invalid, loaded anyway)", stacklevel=3)
-
-
-def _free_pose_q(X_WB, nq):
-    """Floating-joint coordinates of a pose: [quaternion; p] (nq = 7) or [rpy; p] (nq = 6)."""
-    from jaxbody.math.so3 import rotation_to_quaternion, rotation_to_rpy
-
-    R = np.asarray(X_WB.rotation().matrix(), float)
-    rot = rotation_to_quaternion(R) if nq == 7 else rotation_to_rpy(R)
-    return np.concatenate([np.asarray(rot, float), np.asarray(X_WB.translation(), float)])

@@ -19,7 +19,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbody.plant.context import _check_shape
+from jaxbody.core.checks import check_shape
 
 
 class DiscreteRolloutResult(NamedTuple):
@@ -101,14 +101,14 @@ def discrete_rollout(plant, context, controller=None, num_steps=1, *, params=Non
         raise ValueError(f"discrete_rollout: on_overflow must be 'report' or 'raise', got "
                          f"{on_overflow!r}")
     if controls is not None:
-        controls = _check_shape("discrete_rollout: controls", controls,
+        controls = check_shape("discrete_rollout: controls", controls,
                                 (num_steps, plant.num_actuators()))
     if desired_states is not None:
         nx = 2 * plant.num_actuators()
         xd = jnp.asarray(desired_states)
         if xd.shape == (nx,):
             xd = jnp.broadcast_to(xd, (num_steps, nx))
-        desired_states = _check_shape("discrete_rollout: desired_states", xd, (num_steps, nx))
+        desired_states = check_shape("discrete_rollout: desired_states", xd, (num_steps, nx))
     r = _discrete_rollout(plant, controller, num_steps, bool(save_trajectory),
                           bool(save_contacts), bool(checkpoint), solver_parameters, context,
                           params, controls, desired_states)

@@ -25,7 +25,7 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from jaxbody.plant.context import _check_shape
+from jaxbody.core.checks import check_shape
 from jaxbody.simulation.integrators import INTEGRATORS, normalize_quaternions
 
 
@@ -98,7 +98,7 @@ def rollout(plant, context, controller=None, num_steps=1, dt=1e-3, *, params=Non
         raise ValueError(f"rollout: integrator must be one of {sorted(INTEGRATORS)}, "
                          f"got {integrator!r}")
     if controls is not None:
-        controls = _check_shape("rollout: controls", controls, (num_steps, plant.num_actuators()))
+        controls = check_shape("rollout: controls", controls, (num_steps, plant.num_actuators()))
     if checkpoint is not True and checkpoint is not False:
         k = int(checkpoint)
         if k < 1 or num_steps % k:
@@ -106,7 +106,7 @@ def rollout(plant, context, controller=None, num_steps=1, dt=1e-3, *, params=Non
                              f"num_steps={num_steps}")
         checkpoint = k
     if desired_states is not None:
-        desired_states = _check_shape("rollout: desired_states", desired_states,
+        desired_states = check_shape("rollout: desired_states", desired_states,
                                       (num_steps, 2 * plant.num_actuators()))
     return _rollout(plant, controller, num_steps, integrator, bool(save_trajectory), checkpoint,
                     method, bool(project_quaternions), context, dt, params, controls,

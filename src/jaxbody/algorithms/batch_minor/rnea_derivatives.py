@@ -45,7 +45,8 @@ from jaxbody.algorithms.batch_minor.kinematics import (
     welded_sum,
 )
 from jaxbody.algorithms.rnea_derivatives import _joint_delta, relations
-from jaxbody.joints.kinds import Ball, Prismatic, QuaternionFloating, Revolute
+from jaxbody.joints.kinds import Prismatic, QuaternionFloating, Revolute
+from jaxbody.joints.simbody_kinds import Ball
 
 _IDENTITY_DELTA = (Revolute, Prismatic)  # kinds whose δ = dq (∂δ/∂q = 1)
 

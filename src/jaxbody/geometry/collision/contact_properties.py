@@ -34,6 +34,7 @@ from typing import NamedTuple
 import jax.numpy as jnp
 import numpy as np
 
+from jaxbody.geometry.hydroelastic.representation import compliance_type
 from jaxbody.geometry.properties import (
     FRICTION,
     HUNT_CROSSLEY_DISSIPATION,
@@ -152,8 +153,6 @@ def hydroelastic_moduli(geometries) -> np.ndarray:
     """(G,) each collision geometry's ``("hydroelastic", "hydroelastic_modulus")`` (Pa) when it
     is compliant, else inf (Drake's ``GetHydroelasticModulus``: rigid geometries are infinitely
     stiff). A value that is not a finite number > 0 raises, naming the geometry."""
-    from jaxbody.geometry.hydroelastic.representation import compliance_type
-
     out = np.full(len(geometries), np.inf)
     for i, g in enumerate(geometries):
         if compliance_type(g) != "compliant":

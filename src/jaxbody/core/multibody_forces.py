@@ -8,7 +8,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from jaxbody.plant.context import _check_shape
+from jaxbody.core.checks import check_shape
 
 
 @jax.tree_util.register_pytree_node_class
@@ -29,9 +29,9 @@ class MultibodyForces:
                 generalized_forces = jnp.zeros(nv, dtype)
             if body_forces is None:
                 body_forces = jnp.zeros((nb, 6), dtype)
-            generalized_forces = _check_shape("MultibodyForces: generalized_forces",
+            generalized_forces = check_shape("MultibodyForces: generalized_forces",
                                               generalized_forces, (nv,))
-            body_forces = _check_shape("MultibodyForces: body_forces", body_forces, (nb, 6))
+            body_forces = check_shape("MultibodyForces: body_forces", body_forces, (nb, 6))
         self._tau = generalized_forces
         self._F = body_forces
 
@@ -59,17 +59,17 @@ class MultibodyForces:
         return MultibodyForces(None, jnp.zeros_like(self._tau), jnp.zeros_like(self._F))
 
     def with_generalized_forces(self, tau):
-        tau = _check_shape("MultibodyForces: generalized_forces", tau, self._tau.shape)
+        tau = check_shape("MultibodyForces: generalized_forces", tau, self._tau.shape)
         return MultibodyForces(None, tau.astype(self._tau.dtype), self._F)
 
     def AddInGeneralizedForces(self, tau):
-        tau = _check_shape("MultibodyForces: generalized_forces", tau, self._tau.shape)
+        tau = check_shape("MultibodyForces: generalized_forces", tau, self._tau.shape)
         return MultibodyForces(None, self._tau + tau, self._F)
 
     def AddInForceInWorld(self, body, F_Bo_W):
         """Adds a `SpatialForce` (or (6,) array) applied at Bo, expressed in World."""
         coeffs = F_Bo_W.get_coeffs() if hasattr(F_Bo_W, "get_coeffs") else F_Bo_W
-        coeffs = _check_shape("AddInForceInWorld: F_Bo_W", coeffs, (6,))
+        coeffs = check_shape("AddInForceInWorld: F_Bo_W", coeffs, (6,))
         return MultibodyForces(None, self._tau, self._F.at[int(body.index())].add(coeffs))
 
     def AddInForce(self, context, body, p_BoBq_B, F_Bq_E, frame_E):

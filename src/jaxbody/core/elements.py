@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from jaxbody.math import RigidTransform, SpatialInertia, UnitInertia
 
-class _Index(int):
+
+class TypedIndex(int):
     """A typed integer index, as Drake's ``TypeSafeIndex``."""
 
     def __repr__(self) -> str:
@@ -21,33 +23,33 @@ class _Index(int):
 
 
 def check_index(index, kind, what) -> int:
-    """``index`` as an int, for a lookup that takes a ``kind`` (an `_Index` subclass): another
+    """``index`` as an int, for a lookup that takes a ``kind`` (an `TypedIndex` subclass): another
     kind of typed index is refused, as Drake's type-safe indices are (a JointIndex is not a
     BodyIndex); a plain integer is accepted."""
-    if isinstance(index, _Index) and not isinstance(index, kind):
+    if isinstance(index, TypedIndex) and not isinstance(index, kind):
         raise TypeError(f"{what}: expected a {kind.__name__}, got {index!r}")
     if isinstance(index, (bool, np.bool_)) or not isinstance(index, (int, np.integer)):
         raise TypeError(f"{what}: expected a {kind.__name__}, got {index!r}")
     return int(index)
 
 
-class BodyIndex(_Index):
+class BodyIndex(TypedIndex):
     """Index of a body in its plant; ``BodyIndex(0)`` is the world."""
 
 
-class FrameIndex(_Index):
+class FrameIndex(TypedIndex):
     """Index of a frame in its plant; ``FrameIndex(0)`` is the world frame."""
 
 
-class JointIndex(_Index):
+class JointIndex(TypedIndex):
     """Index of a joint in its plant."""
 
 
-class JointActuatorIndex(_Index):
+class JointActuatorIndex(TypedIndex):
     """Index of a joint actuator in its plant."""
 
 
-class ModelInstanceIndex(_Index):
+class ModelInstanceIndex(TypedIndex):
     """Index of a model instance; 0 is the world instance, 1 the default instance."""
 
 
@@ -98,7 +100,6 @@ class MultibodyElement:
 
 def _unit_inertia(G):
     """A `UnitInertia` from a symmetric 3x3 matrix (NumPy or jax array)."""
-    from jaxbody.math import UnitInertia
 
     return UnitInertia(G[0, 0], G[1, 1], G[2, 2], G[0, 1], G[0, 2], G[1, 2])
 
@@ -145,7 +146,6 @@ class RigidBody(MultibodyElement):
         return _unit_inertia(self._default_unit_inertia)
 
     def default_spatial_inertia(self):
-        from jaxbody.math import SpatialInertia
 
         return SpatialInertia(
             self._default_mass, self._default_com,
@@ -178,7 +178,6 @@ class RigidBody(MultibodyElement):
 
     def CalcSpatialInertiaInBodyFrame(self, context):
         """``M_BBo_B`` from ``context`` as a `SpatialInertia`."""
-        from jaxbody.math import SpatialInertia
 
         P = context.parameters
         return SpatialInertia(
@@ -226,7 +225,6 @@ class Frame(MultibodyElement):
 
     def GetFixedPoseInBodyFrame(self, context=None):
         """``X_BF``: from ``context`` if given, else the default."""
-        from jaxbody.math import RigidTransform
 
         if context is None:
             return self._default_X_BF()
@@ -255,7 +253,6 @@ class Frame(MultibodyElement):
         return self._require_plant().CalcSpatialVelocity(context, self, frame_M, frame_E)
 
     def _default_X_BF(self):
-        from jaxbody.math import RigidTransform
 
         return RigidTransform()
 
@@ -270,7 +267,6 @@ class BodyFrame(Frame):
         return True
 
     def _default_X_BF(self):
-        from jaxbody.math import RigidTransform
 
         return RigidTransform()
 
@@ -286,7 +282,6 @@ class FixedOffsetFrame(Frame):
     """
 
     def __init__(self, name, P, X_PF=None, model_instance=None):
-        from jaxbody.math import RigidTransform
 
         if not isinstance(P, Frame):
             raise TypeError(f"FixedOffsetFrame '{name}': parent P must be a Frame, got {type(P)}")
@@ -311,12 +306,11 @@ class FixedOffsetFrame(Frame):
         return R_BP @ R_PF, p_BP + R_BP @ p_PF
 
     def _default_X_BF(self):
-        from jaxbody.math import RigidTransform
 
         R, p = self._default_X_BF_np()
         return RigidTransform(R, p)
 
 
-class MultibodyConstraintId(_Index):
+class MultibodyConstraintId(TypedIndex):
     """Id of a constraint in its plant (`AddCouplerConstraint`), Drake's ``MultibodyConstraintId``;
     numbered 0, 1, ... in the order the constraints were added."""

@@ -13,6 +13,8 @@ import dataclasses
 import jax
 import jax.numpy as jnp
 
+from jaxbody.core.checks import check_shape
+
 
 @jax.tree_util.register_dataclass
 @dataclasses.dataclass(frozen=True)
@@ -56,13 +58,6 @@ class Parameters:
     force_elements: tuple = ()
     contact: dict = dataclasses.field(default_factory=dict)
     constraints: dict = dataclasses.field(default_factory=dict)
-
-
-def _check_shape(name, x, shape):
-    x = jnp.asarray(x)
-    if x.shape != tuple(shape):
-        raise ValueError(f"{name}: expected shape {tuple(shape)}, got {x.shape}")
-    return x
 
 
 @jax.tree_util.register_pytree_node_class
@@ -113,24 +108,24 @@ class Context:
     # --- Internal helpers used by elements and the plant ---------------------------------------
     def _with_q_slice(self, sl, value, what):
         n = sl.stop - sl.start
-        value = _check_shape(what, value, (n,)).astype(self.q.dtype)
+        value = check_shape(what, value, (n,)).astype(self.q.dtype)
         return self.replace(q=self.q.at[sl].set(value))
 
     def _with_v_slice(self, sl, value, what):
         n = sl.stop - sl.start
-        value = _check_shape(what, value, (n,)).astype(self.v.dtype)
+        value = check_shape(what, value, (n,)).astype(self.v.dtype)
         return self.replace(v=self.v.at[sl].set(value))
 
     def _with_parameter(self, field, index, value, shape=()):
         arr = getattr(self.parameters, field)
-        value = _check_shape(f"parameter '{field}'", value, shape).astype(arr.dtype)
+        value = check_shape(f"parameter '{field}'", value, shape).astype(arr.dtype)
         params = dataclasses.replace(self.parameters, **{field: arr.at[index].set(value)})
         return self.replace(parameters=params)
 
     def _with_parameter_slice(self, field, sl, value):
         arr = getattr(self.parameters, field)
         n = sl.stop - sl.start
-        value = _check_shape(f"parameter '{field}'", value, (n,)).astype(arr.dtype)
+        value = check_shape(f"parameter '{field}'", value, (n,)).astype(arr.dtype)
         params = dataclasses.replace(self.parameters, **{field: arr.at[sl].set(value)})
         return self.replace(parameters=params)
 
