@@ -6,29 +6,31 @@ Public API: explicit re-exports only.
 # isort: skip_file
 # (the plant package must be imported before jaxbody.joints, which builds on its elements)
 
-from jaxbody.plant import (
+from jaxbody.core import (
     BodyFrame,
     BodyIndex,
-    ContactModel,
     Context,
-    DiscreteContactApproximation,
-    DistanceConstraintParams,
     FixedOffsetFrame,
     Frame,
     FrameIndex,
-    JacobianWrtVariable,
-    JointActuator,
     JointActuatorIndex,
     JointIndex,
-    MultibodyConstraintId,
     ModelInstanceIndex,
+    MultibodyConstraintId,
     MultibodyForces,
-    MultibodyPlant,
     Parameters,
-    PdControllerGains,
     RigidBody,
     default_model_instance,
     world_model_instance,
+)
+from jaxbody.plant import (
+    ContactModel,
+    DiscreteContactApproximation,
+    DistanceConstraintParams,
+    JacobianWrtVariable,
+    JointActuator,
+    MultibodyPlant,
+    PdControllerGains,
 )
 from jaxbody.joints import (
     BallJoint,
