@@ -160,18 +160,39 @@ def _limit_part(layout, dt, q0, v0, v_star, inv_diag_A, dtype, nv):
     return Jl, Rl, vhat, active, np.concatenate([ld, ld])
 
 
+class ConstraintRows(NamedTuple):
+    """One kind's block of scalar constraint rows (n rows).
+
+    Attributes:
+        kind: "pd", "coupler", "distance", "ball" or "weld".
+        J: (n, nv) the rows' Jacobian; R: (n,) regularization; vhat: (n,) bias velocities;
+        active: (n,) 1 where the row acts, else 0.
+        lower, upper: (n,) the impulse bounds (−∞ and +∞ where unbounded).
+        trees: (n, 2) static tree nodes each row couples (Drake's participating velocities).
+    """
+
+    kind: str
+    J: jax.Array
+    R: jax.Array
+    vhat: jax.Array
+    active: jax.Array
+    lower: jax.Array
+    upper: jax.Array
+    trees: np.ndarray
+
+
 def _constraint_rows(topo, layout, dt, dk, q0, inv_diag_A, constraints, pd_inputs, dtype,
                      nv):
     """The scalar rows after the joint limits, in Drake's order (PD controllers, couplers,
-    distances, balls, welds): [(name, J, R, v̂, active, lower, upper, trees (n, 2))], trees the
-    (static) tree nodes each row couples, for Drake's participating velocities."""
+    distances, balls, welds): a list of `ConstraintRows`, one per kind present."""
     rows, tree = [], layout["tree"]
 
-    def add(name, J, R, vhat, active, trees, lower=None, upper=None):
+    def add(kind, J, R, vhat, active, trees, lower=None, upper=None):
         n = R.shape[0]
-        rows.append((name, J, R, vhat, active,
-                     jnp.full(n, -jnp.inf, dtype) if lower is None else lower,
-                     jnp.full(n, jnp.inf, dtype) if upper is None else upper, trees))
+        rows.append(ConstraintRows(kind, J, R, vhat, active,
+                                   jnp.full(n, -jnp.inf, dtype) if lower is None else lower,
+                                   jnp.full(n, jnp.inf, dtype) if upper is None else upper,
+                                   trees))
 
     if layout["pd_dof"].shape[0]:
         J, R, vhat, active, lo, hi, dofs = pd_part(layout, dt, q0, inv_diag_A, constraints,
@@ -220,14 +241,15 @@ def build_problem(topo, layout, dt, dk, A, v_star, q0, v0, pc, constraints=None,
                             dtype, nv)
     lower_l = upper_l = None
     if rows:
-        lower_l = jnp.concatenate([jnp.zeros(Rl.shape, dtype)] + [r[5] for r in rows])
-        if any(r[0] == "pd" for r in rows):
-            upper_l = jnp.concatenate([jnp.full(Rl.shape, jnp.inf, dtype)] + [r[6] for r in rows])
-        Jl = jnp.concatenate([Jl] + [r[1] for r in rows])
-        Rl = jnp.concatenate([Rl] + [r[2] for r in rows])
-        vhat_l = jnp.concatenate([vhat_l] + [r[3] for r in rows])
-        active_l = row_active = jnp.concatenate([active_l] + [r[4] for r in rows])
-        row_trees = np.concatenate([row_trees] + [r[7] for r in rows])
+        lower_l = jnp.concatenate([jnp.zeros(Rl.shape, dtype)] + [r.lower for r in rows])
+        if any(r.kind == "pd" for r in rows):
+            upper_l = jnp.concatenate([jnp.full(Rl.shape, jnp.inf, dtype)]
+                                      + [r.upper for r in rows])
+        Jl = jnp.concatenate([Jl] + [r.J for r in rows])
+        Rl = jnp.concatenate([Rl] + [r.R for r in rows])
+        vhat_l = jnp.concatenate([vhat_l] + [r.vhat for r in rows])
+        active_l = row_active = jnp.concatenate([active_l] + [r.active for r in rows])
+        row_trees = np.concatenate([row_trees] + [r.trees for r in rows])
     # Drake's "participating" velocities: those of trees with an active constraint.
     participating = jnp.zeros(topo.num_nodes, dtype)
     if na is not None:

@@ -61,6 +61,33 @@ class SapStatistics(NamedTuple):
     linear_iterations: jax.Array
 
 
+class NewtonState(NamedTuple):
+    """The carry of the Newton loop (one problem; a ``vmap`` adds a leading batch axis).
+
+    Attributes:
+        v: (nv,) the iterate.
+        ell: ℓ(v).
+        grad: (nv,) ∇ℓ(v), the momentum residual (evaluated with the residual, once per
+            iteration).
+        res: the scaled residual ‖D∇ℓ(v)‖.
+        scale: the momentum scale max(‖DAv‖, ‖DJᵀγ‖) of the relative criterion.
+        it: Newton iterations taken.
+        ls_it: line-search iterations, in total.
+        lin_it: linear-solver iterations (CG, or one per Cholesky solve), in total.
+        done: whether a stopping criterion was met.
+    """
+
+    v: jax.Array
+    ell: jax.Array
+    grad: jax.Array
+    res: jax.Array
+    scale: jax.Array
+    it: jax.Array
+    ls_it: jax.Array
+    lin_it: jax.Array
+    done: jax.Array
+
+
 def _residual(p: SapProblem, v):
     """(‖D∇ℓ‖, max(‖DAv‖, ‖DJᵀγ‖), ∇ℓ(v), ℓ(v)), D = diag(A)^-½ on participating velocities
     (the impulses evaluated once for all four)."""
@@ -144,32 +171,28 @@ def _newton(p: SapProblem, v_guess, params: SapSolverParameters):
     def optimality(res, scale):
         return res <= params.abs_tolerance + params.rel_tolerance * scale
 
-    # State: v, ℓ(v), ∇ℓ(v), (residual, scale) at v, iterations, line-search and linear-solver
-    # iterations, done. ∇ℓ comes with the residual, so each iteration evaluates it once.
-    def cond(s):
-        return (~s["done"]) & (s["it"] < params.max_iterations)
+    def cond(s: NewtonState):
+        return (~s.done) & (s.it < params.max_iterations)
 
-    def body(s):
-        v, ell, grad = s["v"], s["ell"], s["grad"]
-        dv, n_lin, tight = direction(v, grad, s["res"] / jnp.maximum(s["scale"], tiny), s["it"])
+    def body(s: NewtonState):
+        v, ell, grad = s.v, s.ell, s.grad
+        dv, n_lin, tight = direction(v, grad, s.res / jnp.maximum(s.scale, tiny), s.it)
         alpha, n_ls = exact_line_search(p, v, dv, grad, lambda a: sp.cost(p, v + a * dv), params)
         v_new = v + alpha * dv
         res, scale, grad_new, ell_new = _residual(p, v_new)
         stall = (jnp.abs(ell - ell_new) < params.cost_abs_tolerance + params.cost_rel_tolerance
                  * 0.5 * (jnp.abs(ell) + jnp.abs(ell_new))) & (alpha > 0.5)
-        return dict(v=v_new, ell=ell_new, grad=grad_new, res=res, scale=scale, it=s["it"] + 1,
-                    ls_it=s["ls_it"] + n_ls, lin_it=s["lin_it"] + n_lin,
-                    done=(optimality(res, scale) & tight) | stall)
+        return NewtonState(v_new, ell_new, grad_new, res, scale, s.it + 1, s.ls_it + n_ls,
+                           s.lin_it + n_lin, (optimality(res, scale) & tight) | stall)
 
     res0, scale0, grad0, ell0 = _residual(p, v_guess)
     zero = jnp.asarray(0)
-    init = dict(v=v_guess, ell=ell0, grad=grad0, res=res0, scale=scale0, it=zero,
-                ls_it=zero, lin_it=zero, done=optimality(res0, scale0))
+    init = NewtonState(v_guess, ell0, grad0, res0, scale0, zero, zero, zero,
+                       optimality(res0, scale0))
     s = jax.lax.while_loop(cond, body, init)
-    v = s["v"]
-    stats = SapStatistics(s["it"].astype(dtype), s["ls_it"].astype(dtype), s["res"], s["scale"],
-                          s["done"].astype(dtype), s["ell"], s["lin_it"].astype(dtype))
-    return v, stats
+    stats = SapStatistics(s.it.astype(dtype), s.ls_it.astype(dtype), s.res, s.scale,
+                          s.done.astype(dtype), s.ell, s.lin_it.astype(dtype))
+    return s.v, stats
 
 
 def _newton_tuple(p, v_guess, params_tuple):
