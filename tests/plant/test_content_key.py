@@ -224,8 +224,7 @@ def test_setters_after_finalize_refresh_the_key():
 
 
 CALLS = {  # calls that leave compiled queries and jitted conveniences on the plant
-    "contact_results": lambda p: p.CalcContactResults(p.CreateDefaultContext()),
-    "discrete_step": lambda p: p.CalcDiscreteStep(p.CreateDefaultContext()),
+    "contact_results": lambda p: p.CalcContactResults(p.CreateDefaultContext()),  # a jitted step
     "point_contacts": lambda p: p.CalcPointContacts(p.CreateDefaultContext()),
     "surfaces": lambda p: p.ComputeContactSurfaces(p.CreateDefaultContext()),
     "default_angle": lambda p: p.GetJointByName(BASE["joint_name"]).set_default_angle(
