@@ -94,3 +94,18 @@ class MujocoCoordinates:
 
 def _unit(x):
     return x / np.linalg.norm(x)
+
+
+def body_inertias(plant, mj, i, name):
+    """(m, p_BoBcm_B, I_Bcm_B) of jaxbody's body ``name`` and MuJoCo's rotational inertia of
+    body ``i`` about its COM, in the body frame (from ``body_iquat``, ``body_inertia``)."""
+    import mujoco
+
+    M = plant.GetBodyByName(name).default_spatial_inertia()
+    m, c = float(M.get_mass()), np.asarray(M.get_com())
+    I = m * (np.asarray(M.get_unit_inertia().CopyToFullMatrix3())
+             - (c @ c * np.eye(3) - np.outer(c, c)))
+    R = np.zeros(9)
+    mujoco.mju_quat2Mat(R, mj.body_iquat[i])
+    I_mj = R.reshape(3, 3) @ np.diag(mj.body_inertia[i]) @ R.reshape(3, 3).T
+    return m, c, I, I_mj

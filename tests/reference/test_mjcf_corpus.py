@@ -15,6 +15,7 @@ import pytest
 mujoco = pytest.importorskip("mujoco")
 
 import jaxbody as jb  # noqa: E402
+from tests.parsers.mujoco_coordinates import body_inertias  # noqa: E402
 
 INERTIA_TOL = 1e-12  # relative to max(1, mass)
 # The documented gaps of the MJCF reader: fluid forces, the inertia of non-convex meshes.
@@ -77,13 +78,7 @@ def test_loaded_models_match_mujoco_inertias(corpus):
         assert plant.num_velocities() == mj.nv and plant.num_positions() == mj.nq, _short(path)
         for i in range(1, mj.nbody):
             name = mujoco.mj_id2name(mj, mujoco.mjtObj.mjOBJ_BODY, i) or f"body{i}"
-            M = plant.GetBodyByName(name).default_spatial_inertia()
-            m, c = float(M.get_mass()), np.asarray(M.get_com())
-            I = m * (np.asarray(M.get_unit_inertia().CopyToFullMatrix3())
-                     - (c @ c * np.eye(3) - np.outer(c, c)))
-            R = np.zeros(9)
-            mujoco.mju_quat2Mat(R, mj.body_iquat[i])
-            I_mj = R.reshape(3, 3) @ np.diag(mj.body_inertia[i]) @ R.reshape(3, 3).T
+            m, c, I, I_mj = body_inertias(plant, mj, i, name)
             scale = INERTIA_TOL * max(1.0, mj.body_mass[i])
             assert abs(m - mj.body_mass[i]) <= scale, (_short(path), name)
             if m > 0:

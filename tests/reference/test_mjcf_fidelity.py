@@ -19,7 +19,7 @@ import pytest
 mujoco = pytest.importorskip("mujoco")
 
 import jaxbody as jb  # noqa: E402
-from tests.parsers.mujoco_coordinates import MujocoCoordinates  # noqa: E402
+from tests.parsers.mujoco_coordinates import MujocoCoordinates, body_inertias  # noqa: E402
 
 jax.config.update("jax_enable_x64", True)
 
@@ -202,14 +202,8 @@ def test_stl_mesh_inertias_match_mujoco():
     jb.Parser(plant).AddModels(CONVEX_XML)
     mj = mujoco.MjModel.from_xml_path(CONVEX_XML)
     for i in range(1, mj.nbody):
-        M = plant.GetBodyByName(mujoco.mj_id2name(mj, mujoco.mjtObj.mjOBJ_BODY, i)
-                                ).default_spatial_inertia()
-        m, c = float(M.get_mass()), np.asarray(M.get_com())
-        I = m * (np.asarray(M.get_unit_inertia().CopyToFullMatrix3())
-                 - (c @ c * np.eye(3) - np.outer(c, c)))
-        R = np.zeros(9)
-        mujoco.mju_quat2Mat(R, mj.body_iquat[i])
-        I_mj = R.reshape(3, 3) @ np.diag(mj.body_inertia[i]) @ R.reshape(3, 3).T
+        m, c, I, I_mj = body_inertias(plant, mj, i,
+                                      mujoco.mj_id2name(mj, mujoco.mjtObj.mjOBJ_BODY, i))
         assert m == pytest.approx(mj.body_mass[i], rel=1e-14)
         np.testing.assert_allclose(c, mj.body_ipos[i], atol=1e-14)
         np.testing.assert_allclose(I, I_mj, atol=MESH_INERTIA_TOL * np.abs(I_mj).max())
