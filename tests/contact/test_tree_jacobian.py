@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import jaxbody as jb
-from jaxbody.contact.discrete_problem import build_problem
+from jaxbody.contact.discrete_problem import StepData, build_problem
 from jaxbody.contact.tree_jacobian import TreeJacobian
 
 
@@ -116,8 +116,9 @@ def test_contact_jacobian_gives_the_relative_contact_velocities(scene):
     dk = plant._dk(ctx, "test")
     M = plant.CalcMassMatrix(ctx)
     pc = plant._contact_points(ctx)
-    problem, R_WC = build_problem(plant._topology, plant._discrete_static(), plant.time_step(),
-                                  dk, M, ctx.v, ctx.q, ctx.v, pc)
+    model = plant.compiled_model()
+    problem, R_WC = build_problem(StepData(model.topology, model.discrete, model.time_step, dk,
+                                           M, ctx.v, ctx.q, ctx.v), pc)
     p_WC = pc.p_WC
     active = np.asarray(problem.active_c) > 0
     names = {frozenset((plant.get_body(int(pc.body_a[i])).name(),

@@ -41,12 +41,12 @@ def contact_jacobian(topo, pk, layout, node_a, node_b, p_WC, R_WC):
             without dofs) and ``dof_map``, ``dof_slot``, ``pair_slot`` (`TreeJacobian.layout`).
         node_a, node_b: (m,) int tree nodes of A and B; p_WC (m, 3); R_WC (m, 3, 3).
     """
-    if layout["dof_map"].shape[0] <= 2:  # one tree: dense columns over every dof
+    if layout.trees.dof_map.shape[0] <= 2:  # one tree: dense columns over every dof
         J = (_translational(topo, pk, node_a, p_WC, None)
              - _translational(topo, pk, node_b, p_WC, None))
         return TreeJacobian.from_dense(jnp.einsum("pji,pjn->pin", R_WC, J))
-    tree_index = jnp.asarray(layout["tree_index"])
-    dof_map = jnp.asarray(layout["dof_map"])
+    tree_index = jnp.asarray(layout.trees.tree_index)
+    dof_map = jnp.asarray(layout.trees.dof_map)
     T = dof_map.shape[0] - 1
     ta, tb = tree_index[node_a], tree_index[node_b]
     same = ta == tb
@@ -59,5 +59,5 @@ def contact_jacobian(topo, pk, layout, node_a, node_b, p_WC, R_WC):
                        _translational(topo, pk, node_b, p_WC, dofs_b))
     blocks = jnp.einsum("pji,psjd->psid", R_WC, jnp.stack([side0, side1], 1))
     trees = jnp.stack([ta, jnp.where(same, T, tb)], 1)
-    return TreeJacobian(blocks, trees, dof_map, jnp.asarray(layout["dof_slot"]),
-                        jnp.asarray(layout["pair_slot"]))
+    return TreeJacobian(blocks, trees, dof_map, jnp.asarray(layout.trees.dof_slot),
+                        jnp.asarray(layout.trees.pair_slot))

@@ -27,7 +27,7 @@ from jaxbody.contact import holonomic_constraints as H
 from jaxbody.contact import hunt_crossley
 from jaxbody.contact import sap_problem as sp
 from jaxbody.contact.contact_jacobian import contact_frames, contact_jacobian
-from jaxbody.contact.discrete_layout import discrete_layout  # noqa: F401 (re-exported)
+from jaxbody.contact.discrete_layout import DiscreteLayout
 from jaxbody.contact.pd_controllers import pd_part
 from jaxbody.contact.sap_problem import SapProblem
 from jaxbody.contact.sap_solver import solve
@@ -87,6 +87,30 @@ class ContactSolution(NamedTuple):
     pd_impulses: jax.Array | None = None
 
 
+class StepData(NamedTuple):
+    """The inputs of one step's SAP problem that do not depend on the contact slots.
+
+    Attributes:
+        topo: the model's `Topology`; layout: its `DiscreteLayout`; dt: the time step (s).
+        dk: the dynamics kinematics at q₀ (its poses ``pk``).
+        A: (nv, nv) M + δt·D; v_star: (nv,) the free-motion velocities.
+        q0, v0: the state at the start of the step.
+        constraints: the Context's constraint parameters (``Parameters.constraints``).
+        pd_inputs: (q_d, v_d, u_ff, armed), each (P,), of the PD-controlled actuators, or None.
+    """
+
+    topo: object
+    layout: DiscreteLayout
+    dt: float
+    dk: object
+    A: jax.Array
+    v_star: jax.Array
+    q0: jax.Array
+    v0: jax.Array
+    constraints: dict | None = None
+    pd_inputs: tuple | None = None
+
+
 def free_motion(topo, layout, dt, dk, tau, F_O, gravity_parameters, reflected_inertia,
                 damping, v0):
     """(A, v*) of the step from x₀: A = M(q₀) + δt·D (M with the reflected rotor inertia, D the
@@ -101,7 +125,7 @@ def free_motion(topo, layout, dt, dk, tau, F_O, gravity_parameters, reflected_in
     M, k0 = crba.forward_dynamics_system(topo, dk, tau, gravity_parameters, F_O,
                                          reflected_inertia)
     A = M + dt * jnp.diag(damping)
-    dof_map = layout["dof_map"]
+    dof_map = layout.trees.dof_map
     if dof_map.shape[0] > 2:  # several trees: A is block diagonal by tree
         return A, v0 + dt * block_diagonal_spd_solve(A, k0, dof_map[:-1])
     return A, v0 + dt * spd_solve(A, k0)
@@ -109,14 +133,14 @@ def free_motion(topo, layout, dt, dk, tau, F_O, gravity_parameters, reflected_in
 
 def _contact_part(topo, layout, dt, dk, inv_diag_A, pc, dtype, v0):
     """(Jc, Rc, v̂c, μ, active, R_WC, nodes a, b, Hunt & Crossley data or None) of the point
-    slots ``pc`` (None: no slots). ``layout["hunt_crossley"]`` ("similar", "lagged" or None:
+    slots ``pc`` (None: no slots). ``layout.hunt_crossley`` ("similar", "lagged" or None:
     kSap) picks the constraint."""
-    model = layout.get("hunt_crossley")
+    model = layout.hunt_crossley
     if pc is None:
         z3 = jnp.zeros((0, 3), dtype)
         z = jnp.zeros((0,), dtype)
         hc = None if model is None else hunt_crossley.make(
-            dt, z, z, z, z, z, z, layout["stiction_tolerance"], FRICTION_SIGMA,
+            dt, z, z, z, z, z, z, layout.stiction_tolerance, FRICTION_SIGMA,
             model == "lagged")
         return (TreeJacobian.from_dense(jnp.zeros((0, 3, topo.nv), dtype)), z3, z3, z, z,
                 jnp.zeros((0, 3, 3), dtype), None, None, hc)
@@ -133,20 +157,20 @@ def _contact_part(topo, layout, dt, dk, inv_diag_A, pc, dtype, v0):
         fe0 = pc.k * jnp.maximum(-pc.phi, 0.0)
         vn0 = Jc.apply(v0)[:, 2]
         hc = hunt_crossley.make(dt, w, pc.k, pc.d, fe0, vn0, pc.mu,
-                                layout["stiction_tolerance"], FRICTION_SIGMA, model == "lagged")
+                                layout.stiction_tolerance, FRICTION_SIGMA, model == "lagged")
     return Jc, Rc, vhat, pc.mu, active, R_WC, na, nb, hc
 
 
 def _limit_part(layout, dt, q0, v0, v_star, inv_diag_A, dtype, nv):
     """(Jl, Rl, v̂l, active, dofs) of the joint-limit constraints (a lower and an upper row per
     limited 1-dof joint)."""
-    ld = layout["limit_dof"]
+    ld = layout.limits.dof
     if not ld.size:
         z = jnp.zeros((0,), dtype)
         return jnp.zeros((0, nv), dtype), z, z, z, ld
-    q, v = q0[layout["limit_q"]], v0[ld]
+    q, v = q0[layout.limits.q], v0[ld]
     dq = dt * jnp.maximum(jnp.abs(v), jnp.abs(v_star[ld]))
-    lo_np, hi_np = layout["limit_lo"], layout["limit_hi"]
+    lo_np, hi_np = layout.limits.lo, layout.limits.hi
     on_lo, on_hi = np.isfinite(lo_np), np.isfinite(hi_np)
     lo, hi = jnp.asarray(lo_np, dtype), jnp.asarray(hi_np, dtype)
     act_lo = jnp.where(on_lo, lo >= q - LIMIT_WINDOW_FACTOR * dq, False)
@@ -185,7 +209,7 @@ def _constraint_rows(topo, layout, dt, dk, q0, inv_diag_A, constraints, pd_input
                      nv):
     """The scalar rows after the joint limits, in Drake's order (PD controllers, couplers,
     distances, balls, welds): a list of `ConstraintRows`, one per kind present."""
-    rows, tree = [], layout["tree"]
+    rows, tree = [], layout.trees.tree
 
     def add(kind, J, R, vhat, active, trees, lower=None, upper=None):
         n = R.shape[0]
@@ -194,48 +218,41 @@ def _constraint_rows(topo, layout, dt, dk, q0, inv_diag_A, constraints, pd_input
                                    jnp.full(n, jnp.inf, dtype) if upper is None else upper,
                                    trees))
 
-    if layout["pd_dof"].shape[0]:
+    if layout.pd.dof.shape[0]:
         J, R, vhat, active, lo, hi, dofs = pd_part(layout, dt, q0, inv_diag_A, constraints,
                                                    *pd_inputs, dtype, nv)
-        t = layout["dof_tree"][dofs]
+        t = layout.trees.dof_tree[dofs]
         add("pd", J, R, vhat, active, np.stack([t, t], 1), lo, hi)
-    if layout["coupler_dof"].shape[0]:
+    if layout.couplers.dof.shape[0]:
         J, R, vhat, active, dofs = H.coupler_part(layout, dt, q0, inv_diag_A, constraints,
                                                   dtype, nv)
-        add("coupler", J, R, vhat, active, layout["dof_tree"][dofs.reshape(-1, 2)])
-    if layout["distance_nodes"].shape[0]:
+        add("coupler", J, R, vhat, active, layout.trees.dof_tree[dofs.reshape(-1, 2)])
+    if layout.distances.nodes.shape[0]:
         J, R, vhat, active, _ = H.distance_part(topo, layout, dt, dk.pk, inv_diag_A,
                                                 constraints, dtype)
-        add("distance", J, R, vhat, active, tree[layout["distance_nodes"]])
-    if layout["ball_nodes"].shape[0]:
+        add("distance", J, R, vhat, active, tree[layout.distances.nodes])
+    if layout.balls.nodes.shape[0]:
         J, R, vhat, active = H.ball_part(topo, layout, dt, dk.pk, inv_diag_A, constraints,
                                          dtype)
-        add("ball", J, R, vhat, active, np.repeat(tree[layout["ball_nodes"]], 3, 0))
-    if layout["weld_nodes"].shape[0]:
+        add("ball", J, R, vhat, active, np.repeat(tree[layout.balls.nodes], 3, 0))
+    if layout.welds.nodes.shape[0]:
         J, R, vhat, active = H.weld_part(topo, layout, dt, dk.pk, inv_diag_A, constraints,
                                          dtype)
-        add("weld", J, R, vhat, active, np.repeat(tree[layout["weld_nodes"]], 6, 0))
+        add("weld", J, R, vhat, active, np.repeat(tree[layout.welds.nodes], 6, 0))
     return rows
 
 
-def build_problem(topo, layout, dt, dk, A, v_star, q0, v0, pc, constraints=None,
-                  pd_inputs=None):
-    """The `SapProblem` of a step and the slots' contact frames R_WC.
-
-    Args:
-        topo: the plant's topology; layout: `discrete_layout`; dt: the time step.
-        dk: the dynamics kinematics at q₀ (its poses ``pk``); A (nv, nv), v_star (nv,): the free
-            motion; q0, v0: the state; pc: `PointContacts` of the slots, or None.
-        constraints: the Context's constraint parameters (``Parameters.constraints``).
-        pd_inputs: (q_d, v_d, u_ff, armed), each (P,), for the PD-controlled actuators.
-    """
+def build_problem(data: StepData, pc):
+    """The `SapProblem` of a step and the slots' contact frames R_WC; ``pc``: `PointContacts`
+    of the slots, or None."""
+    topo, layout, dt, dk, A, v_star, q0, v0, constraints, pd_inputs = data
     dtype, nv = v_star.dtype, topo.nv
     inv_diag_A = 1.0 / jnp.diagonal(A)
     Jc, Rc, vhat_c, mu, active_c, R_WC, na, nb, hc = _contact_part(
         topo, layout, dt, dk, inv_diag_A, pc, dtype, v0)
     Jl, Rl, vhat_l, active_l, limit_dofs = _limit_part(layout, dt, q0, v0, v_star, inv_diag_A,
                                                        dtype, nv)
-    t = layout["dof_tree"][limit_dofs]
+    t = layout.trees.dof_tree[limit_dofs]
     row_trees, row_active = np.stack([t, t], 1).reshape(-1, 2), active_l
     rows = _constraint_rows(topo, layout, dt, dk, q0, inv_diag_A, constraints, pd_inputs,
                             dtype, nv)
@@ -253,47 +270,43 @@ def build_problem(topo, layout, dt, dk, A, v_star, q0, v0, pc, constraints=None,
     # Drake's "participating" velocities: those of trees with an active constraint.
     participating = jnp.zeros(topo.num_nodes, dtype)
     if na is not None:
-        tree = jnp.asarray(layout["tree"])
+        tree = jnp.asarray(layout.trees.tree)
         participating = participating.at[tree[na]].max(active_c)
         participating = participating.at[tree[nb]].max(active_c)
     if row_trees.shape[0]:  # the world's tree, 0, has no dofs
         participating = participating.at[row_trees[:, 0]].max(row_active)
         participating = participating.at[row_trees[:, 1]].max(row_active)
-    scale_mask = participating[layout["dof_tree"]]
+    scale_mask = participating[layout.trees.dof_tree]
     problem = SapProblem(A, v_star, Jc, Rc, vhat_c, mu, active_c, Jl, Rl, vhat_l, active_l,
                          scale_mask, lower_l=lower_l, upper_l=upper_l, hc=hc)
     return problem, R_WC
 
 
-def _solve_slots(topo, layout, dt, dk, A, v_star, q0, v0, pc, v_guess, params, constraints,
-                 pd_inputs):
+def _solve_slots(data: StepData, pc, v_guess, params):
     """(v, stats, per-slot (active, γ, vc), τ_contact, the scalar rows' impulses) with the
     slots ``pc``."""
-    problem, _ = build_problem(topo, layout, dt, dk, A, v_star, q0, v0, pc, constraints,
-                               pd_inputs)
+    problem, _ = build_problem(data, pc)
     v, stats = solve(problem, v_guess, params)
     vc = problem.Jc.apply(v)
     gamma = sp.contact_impulses(problem, vc)
     gl = C.limit_impulses(problem.Jl @ v, problem.Rl, problem.vhat_l, problem.active_l,
                           problem.lower_l, problem.upper_l)
-    tau_c = problem.Jc.apply_transpose(gamma) / dt
+    tau_c = problem.Jc.apply_transpose(gamma) / data.dt
     active = problem.active_c
     return v, stats, (active, gamma, vc * active[:, None]), tau_c, gl
 
 
-def solve_step(topo, layout, dt, dk, A, v_star, q0, v0, pc, v_guess, params=None,
-               capacity=None, constraints=None, pd_inputs=None):
+def solve_step(data: StepData, pc, v_guess, params=None, capacity=None):
     """The next velocities of a discrete step: (v (nv,), `ContactSolution` (overflow False),
-    `SapStatistics`).
+    `SapStatistics`), from the `StepData`, the slots ``pc`` (`PointContacts` or None), the
+    warm start and the `SapSolverParameters`.
 
     ``capacity``: solve with the ``capacity`` deepest slots of ``pc`` when, over the whole
     ``vmap`` batch, no more points penetrate (`capacity.batch_all`); the full problem otherwise.
-    Both give the same solution. None: always every slot. ``constraints``: the Context's
-    constraint parameters (``Parameters.constraints``); ``pd_inputs``: see `build_problem`.
+    Both give the same solution. None: always every slot.
     """
     def run(slots):
-        return _solve_slots(topo, layout, dt, dk, A, v_star, q0, v0, slots, v_guess, params,
-                            constraints, pd_inputs)
+        return _solve_slots(data, slots, v_guess, params)
 
     P = 0 if pc is None else pc.phi.shape[0]
     if pc is None or capacity is None or capacity >= P:
@@ -314,9 +327,7 @@ def solve_step(topo, layout, dt, dk, A, v_star, q0, v0, pc, v_guess, params=None
                   jnp.zeros((0, 3, 3), v.dtype))
     else:
         frames = (pc.p_WC, pc.nhat_BA_W, pc.phi, contact_frames(pc.nhat_BA_W))
-    sizes = [layout["pd_dof"].shape[0], layout["coupler_dof"].shape[0],
-             layout["distance_nodes"].shape[0], 3 * layout["ball_nodes"].shape[0],
-             6 * layout["weld_nodes"].shape[0]]
+    sizes = list(data.layout.constraint_sizes)  # the blocks' sizes, as assembled
     n_lim = gl.shape[0] - sum(sizes)
     parts = jnp.split(gl[n_lim:], np.cumsum(sizes)[:-1]) if sum(sizes) else [gl[n_lim:]] * 5
     g_pd, g_coupler, g_distance, g_ball, g_weld = parts

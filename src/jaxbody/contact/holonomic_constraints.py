@@ -38,7 +38,7 @@ def holonomic_regularization(w, g0, dt, stiffness, tau):
 def coupler_part(layout, dt, q0, inv_diag_A, constraints, dtype, nv):
     """(J, R, v̂, active, dofs (2C,)) of the coupler constraints: one row e₀ − ρ e₁ each, with
     g₀ = q₀ − ρ q₁ − Δq, Drake's Delassus estimate w = 1/A₀₀ + ρ²/A₁₁ and near-rigid R."""
-    cd, cq = layout["coupler_dof"], layout["coupler_q"]
+    cd, cq = layout.couplers.dof, layout.couplers.q
     C_ = cd.shape[0]
     rho = jnp.asarray(constraints["coupler_gear_ratio"], dtype)
     offset = jnp.asarray(constraints["coupler_offset"], dtype)
@@ -71,8 +71,8 @@ def point_pair_rows(topo, pk, nodes, p_AP, p_BQ):
 def ball_rows(topo, layout, pk):
     """(J (B, 3, nv), g (B, 3)) of the ball constraints at the poses ``pk``: g = p_WQ − p_WP and
     J = J_v_WBq − J_v_WAp, both in World (Drake's ``SapBallConstraint`` kinematics)."""
-    return point_pair_rows(topo, pk, layout["ball_nodes"], layout["ball_p_AP"],
-                           layout["ball_p_BQ"])
+    return point_pair_rows(topo, pk, layout.balls.nodes, layout.balls.p_AP,
+                           layout.balls.p_BQ)
 
 
 def ball_part(topo, layout, dt, pk, inv_diag_A, constraints, dtype):
@@ -90,8 +90,8 @@ def distance_part(topo, layout, dt, pk, inv_diag_A, constraints, dtype):
     """(J (D, nv), R, v̂, active (D,), distance ‖p_PQ‖ (D,)) of the distance constraints:
     g = ‖p_PQ‖ − ℓ, J = p̂ᵀ(J_v_WBq − J_v_WAp), k and τ = c/k from the Context (k = ∞ with
     c = 0: τ = 0, near-rigid)."""
-    J3, p_PQ = point_pair_rows(topo, pk, layout["distance_nodes"], layout["distance_p_AP"],
-                               layout["distance_p_BQ"])
+    J3, p_PQ = point_pair_rows(topo, pk, layout.distances.nodes, layout.distances.p_AP,
+                               layout.distances.p_BQ)
     d = safe_norm(p_PQ)
     p_hat = p_PQ / jnp.where(d > 0, d, 1.0)[:, None]
     J = jnp.einsum("bi,bin->bn", p_hat, J3)
@@ -107,12 +107,12 @@ def distance_part(topo, layout, dt, pk, inv_diag_A, constraints, dtype):
 def weld_part(topo, layout, dt, pk, inv_diag_A, constraints, dtype):
     """(J (6W, nv), R, v̂, active (6W,)) of the weld constraints (Drake's ``SapWeldConstraint``:
     g = (a_PQ_W, p_PoQo_W), J = J_V_WBm − J_V_WAm at the midpoint M of Po and Qo)."""
-    nodes = layout["weld_nodes"]
+    nodes = layout.welds.nodes
     na, nb = nodes[:, 0], nodes[:, 1]
-    R_WP = pk.R_WB[na] @ jnp.asarray(layout["weld_R_AP"], dtype)
-    R_WQ = pk.R_WB[nb] @ jnp.asarray(layout["weld_R_BQ"], dtype)
-    p_WP = _points(pk, na, layout["weld_p_AP"], dtype)
-    p_WQ = _points(pk, nb, layout["weld_p_BQ"], dtype)
+    R_WP = pk.R_WB[na] @ jnp.asarray(layout.welds.R_AP, dtype)
+    R_WQ = pk.R_WB[nb] @ jnp.asarray(layout.welds.R_BQ, dtype)
+    p_WP = _points(pk, na, layout.welds.p_AP, dtype)
+    p_WQ = _points(pk, nb, layout.welds.p_BQ, dtype)
     a_PQ_W = jnp.einsum("bij,bj->bi", R_WP,
                         rotation_to_rotation_vector(jnp.swapaxes(R_WP, -1, -2) @ R_WQ))
     p_WM = 0.5 * (p_WP + p_WQ)

@@ -39,17 +39,17 @@ def pd_part(layout, dt, q0, inv_diag_A, constraints, qd, vd, u_ff, armed, dtype,
 
     Args:
         qd, vd, u_ff: (P,) desired positions, velocities and feed-forward actuation of the PD
-            actuators (in ``layout["pd_actuator"]`` order); armed: (P,) 0/1, 0 where the
+            actuators (in ``layout.pd.actuator`` order); armed: (P,) 0/1, 0 where the
             desired state was not given (Drake's disarmed controller).
     """
-    dofs = layout["pd_dof"]
+    dofs = layout.pd.dof
     P = dofs.shape[0]
     Kp, Kd = effective_gains(jnp.asarray(constraints["pd_kp"], dtype),
                              jnp.asarray(constraints["pd_kd"], dtype), dt, inv_diag_A[dofs])
     Rinv = dt * (dt * Kp + Kd)
     R = 1.0 / Rinv
-    y0 = dt * (Kp * (qd - q0[layout["pd_q"]]) + Kd * vd + u_ff)  # y at v = 0
+    y0 = dt * (Kp * (qd - q0[layout.pd.q]) + Kd * vd + u_ff)  # y at v = 0
     vhat = R * y0
     J = jnp.zeros((P, nv), dtype).at[jnp.arange(P), dofs].set(1.0)
-    e = jnp.asarray(layout["pd_effort"], dtype)
+    e = jnp.asarray(layout.pd.effort, dtype)
     return J, R, vhat, jnp.asarray(armed, dtype), -dt * e, dt * e, dofs

@@ -13,64 +13,17 @@ side (active status, gear ratios, lengths, compliances) is `_constraint_params_a
 
 from __future__ import annotations
 
-import dataclasses
-
-import jax
-import jax.numpy as jnp
 import numpy as np
 
-from jaxbody.core.elements import BodyIndex, MultibodyConstraintId, check_index
+from jaxbody.core.elements import BodyIndex, MultibodyConstraintId
 from jaxbody.math.rigid_transform import RigidTransform
-
-
-@dataclasses.dataclass(frozen=True)
-class CouplerConstraintSpec:
-    """Drake's ``CouplerConstraintSpec``: joint0's q = gear_ratio · joint1's q + offset."""
-
-    joint0_index: int
-    joint1_index: int
-    gear_ratio: float
-    offset: float
-    id: MultibodyConstraintId
-
-
-@dataclasses.dataclass(frozen=True)
-class BallConstraintSpec:
-    """Drake's ``BallConstraintSpec``: point P (``p_AP`` in A) of body A coincides with point Q
-    (``p_BQ`` in B) of body B; ``p_BQ`` None: where P is in the default configuration."""
-
-    body_A: int
-    p_AP: tuple
-    body_B: int
-    p_BQ: tuple | None
-    id: MultibodyConstraintId
-
-
-@dataclasses.dataclass(frozen=True)
-class DistanceConstraintSpec:
-    """Drake's ``DistanceConstraintSpec``: ‖p_PQ‖ = distance between point P (``p_AP`` in A)
-    and Q (``p_BQ`` in B); ``stiffness`` ∞ is rigid, else a spring-damper (``damping``)."""
-
-    body_A: int
-    p_AP: tuple
-    body_B: int
-    p_BQ: tuple
-    distance: float
-    stiffness: float
-    damping: float
-    id: MultibodyConstraintId
-
-
-@dataclasses.dataclass(frozen=True)
-class WeldConstraintSpec:
-    """Drake's ``WeldConstraintSpec``: frame P (``X_AP`` in A) coincides with frame Q
-    (``X_BQ`` in B)."""
-
-    body_A: int
-    X_AP: RigidTransform
-    body_B: int
-    X_BQ: RigidTransform
-    id: MultibodyConstraintId
+from jaxbody.model.constraint_spec import (  # noqa: F401 (re-exported)
+    BallConstraintSpec,
+    ConstraintSpec,
+    CouplerConstraintSpec,
+    DistanceConstraintSpec,
+    WeldConstraintSpec,
+)
 
 
 def _check_point(what, name, p):
@@ -298,46 +251,16 @@ class ConstraintsAPI:
 
     def _constraint_slot(self, id, what, kind=None):
         """(kind, slot within the kind) of constraint ``id``; ``kind``: the kind it must be."""
-        i = check_index(id, MultibodyConstraintId, what)
-        if not 0 <= i < self.num_constraints():
-            raise ValueError(f"{what}: there is no constraint with id {id!r} (the plant has "
-                             f"{self.num_constraints()})")
-        found = self._constraint_slots()[i]
-        if kind is not None and found[0] != kind:
-            raise ValueError(f"{what}: constraint {id!r} is a {found[0]} constraint, not a "
-                             f"{kind} constraint")
-        return found
+        if self.is_finalized():
+            return self._model.constraints.slot(id, what, kind)
+        spec = ConstraintSpec((), (), (), (), tuple(self._constraint_slots()))
+        return spec.slot(id, what, kind)
 
     def _resolved_specs(self):
         """(ball specs, weld specs) with every ``p_BQ`` / ``X_BQ`` set: Q at P in the default
-        context (Drake's rule for ball constraints)."""
-        cached = self._derived.resolved_constraints
-        if cached is not None:
-            return cached
-        ctx, balls, welds = None, [], []
-
-        def pose(body):
-            return self.EvalBodyPoseInWorld(ctx, self.get_body(BodyIndex(body)))
-
-        with jax.ensure_compile_time_eval():  # host values even when first asked while tracing
-            if any(s.p_BQ is None for s in self._ball_specs()) or any(
-                    s.X_BQ is None for s in self._weld_specs()):
-                ctx = self.CreateDefaultContext(jnp.float64)
-            for s in self._ball_specs():
-                if s.p_BQ is None:
-                    p_WP = np.asarray(pose(s.body_A).multiply(np.asarray(s.p_AP)))
-                    p_BQ = np.asarray(pose(s.body_B).inverse().multiply(p_WP))
-                    s = dataclasses.replace(s, p_BQ=tuple(float(x) for x in p_BQ))
-                balls.append(s)
-            for s in self._weld_specs():
-                if s.X_BQ is None:
-                    X_WP = pose(s.body_A).multiply(s.X_AP)
-                    X_BQ = pose(s.body_B).inverse().multiply(X_WP)
-                    s = dataclasses.replace(s, X_BQ=RigidTransform(
-                        np.asarray(X_BQ.GetAsMatrix4(), float)))
-                welds.append(s)
-        self._derived.resolved_constraints = (balls, welds)
-        return self._derived.resolved_constraints
+        context (Drake's rule for ball constraints; resolved by `compile_model`)."""
+        c = self._model.constraints
+        return list(c.balls), list(c.welds)
 
     def _coupler_joints(self):
         """(joint0, joint1) of each coupler constraint, for the discrete layout."""

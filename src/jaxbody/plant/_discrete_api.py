@@ -25,7 +25,7 @@ import numpy as np
 from jaxbody.contact import capacity as cap
 from jaxbody.contact.discrete_problem import (  # noqa: F401 (ContactSolution re-exported)
     ContactSolution,
-    discrete_layout,
+    StepData,
     free_motion,
     solve_step,
 )
@@ -58,22 +58,8 @@ class DiscreteAPI:
 
     # --- Static data, compiled once per plant --------------------------------------------------
     def _discrete_static(self):
-        cached = self._derived.discrete_layout
-        if cached is None:
-            pd = [(int(a.index()), a.joint(), a.effort_limit()) for a in self._pd_actuators()]
-            balls, welds = self._resolved_specs()
-            cached = discrete_layout(
-                self._topology, self._joints, self._coupler_joints(),
-                [(b.body_A, b.p_AP, b.body_B, b.p_BQ) for b in balls],
-                [(d.body_A, d.p_AP, d.body_B, d.p_BQ) for d in self._distance_specs()],
-                [(w.body_A, np.asarray(w.X_AP.rotation().matrix()),
-                  np.asarray(w.X_AP.translation()), w.body_B,
-                  np.asarray(w.X_BQ.rotation().matrix()), np.asarray(w.X_BQ.translation()))
-                 for w in welds], pd)
-            cached["hunt_crossley"] = self._hunt_crossley_model()
-            cached["stiction_tolerance"] = self.stiction_tolerance()
-            self._derived.discrete_layout = cached
-        return cached
+        """The model's `DiscreteLayout`."""
+        return self._model.discrete
 
     def _pd_inputs(self, desired_state, actuation, dtype, what="CalcDiscreteStep"):
         """((q_d, v_d, u_ff, armed) of the PD-controlled actuators, the actuation u that the
@@ -83,7 +69,7 @@ class DiscreteAPI:
         ``{model_instance: [q_d; v_d]}`` (Drake's per-instance ports; absent instances are
         disarmed). Entries of actuators without gains are ignored, as Drake does."""
         layout, nu = self._discrete_static(), self.num_actuators()
-        pd = layout["pd_actuator"]
+        pd = layout.pd.actuator
         u = None if actuation is None else self.AssembleActuation(actuation, dtype)
         if not pd.size:
             if desired_state is not None:
@@ -182,7 +168,7 @@ class DiscreteAPI:
         geoms = self._collision_geometries()
         bodies = sorted({int(geoms[g].body().index()) for g in np.concatenate(pairs)})
         nodes = np.asarray(topo.body_node)[bodies]
-        moving = int(np.sum(layout["tree_index"][nodes] < layout["dof_map"].shape[0] - 1))
+        moving = int(np.sum(layout.trees.tree_index[nodes] < layout.trees.dof_map.shape[0] - 1))
         return cap.default_capacity(num_slots, moving,
                                     hq.HYDRO_POINTS_PER_PAIR * len(self._hydro_pairs()))
 
@@ -229,10 +215,10 @@ class DiscreteAPI:
                                           applied_generalized_force, applied_spatial_force)
         pc = self._contact_points(context)
         guess = context.v if v_guess is None else v_guess
-        v, contact, stats = solve_step(self._topology, self._discrete_static(), self._time_step,
-                                       dk, A, v_star, context.q, context.v, pc, guess,
-                                       solver_parameters, self.get_contact_capacity(),
-                                       context.parameters.constraints, pd_inputs)
+        data = StepData(self._topology, self._discrete_static(), self._time_step, dk, A, v_star,
+                        context.q, context.v, context.parameters.constraints, pd_inputs)
+        v, contact, stats = solve_step(data, pc, guess, solver_parameters,
+                                       self.get_contact_capacity())
         dt = self._time_step
         q = context.q + dt * self.MapVelocityToQDot(context, v)
         nxt = context.replace(time=context.time + dt, q=q, v=v)
@@ -296,10 +282,10 @@ class DiscreteAPI:
         u = jnp.zeros(self.num_actuators(), context.v.dtype)
         if actuation is not None:
             u = self.SaturateActuation(self.AssembleActuation(actuation, context.v.dtype))
-        if desired_state is None or not layout["pd_actuator"].size:
+        if desired_state is None or not layout.pd.actuator.size:
             return u
         r = self.CalcDiscreteStep(context, actuation, desired_state=desired_state, **kwargs)
         _, _, _, armed = self._pd_inputs(desired_state, actuation, context.v.dtype)[0]
-        pd = layout["pd_actuator"]
+        pd = layout.pd.actuator
         u_pd = r.contact.pd_impulses / self._time_step
         return u.at[pd].set(jnp.where(armed > 0, u_pd, u[pd]))

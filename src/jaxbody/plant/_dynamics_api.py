@@ -196,11 +196,11 @@ class DynamicsAPI:
         (qd, vd, u_ff, on), u = self._pd_inputs(desired_state, actuation, context.v.dtype, what)
         layout, c = self._discrete_static(), context.parameters.constraints
         dtype = context.v.dtype
-        e = jnp.asarray(layout["pd_effort"], dtype)
-        u_pd = jnp.clip(-jnp.asarray(c["pd_kp"], dtype) * (context.q[layout["pd_q"]] - qd)
-                        - jnp.asarray(c["pd_kd"], dtype) * (context.v[layout["pd_dof"]] - vd)
+        e = jnp.asarray(layout.pd.effort, dtype)
+        u_pd = jnp.clip(-jnp.asarray(c["pd_kp"], dtype) * (context.q[layout.pd.q] - qd)
+                        - jnp.asarray(c["pd_kd"], dtype) * (context.v[layout.pd.dof] - vd)
                         + u_ff, -e, e)
-        pd = layout["pd_actuator"]
+        pd = layout.pd.actuator
         u = jnp.zeros(self.num_actuators(), dtype) if u is None else u
         return u.at[pd].set(jnp.where(on > 0, u_pd, u[pd]))
 

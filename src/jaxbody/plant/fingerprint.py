@@ -39,9 +39,8 @@ class DerivedCaches:
     the fingerprint. Each field is None until first needed."""
 
     content_key: str | None = None  # the fingerprint itself
+    model: object = None  # the compiled `jaxbody.model.Model`
     contact_query: object = None  # the compiled `ContactQuery`
-    discrete_layout: dict | None = None  # the discrete step's static layout
-    resolved_constraints: tuple | None = None  # (ball specs, weld specs) with p_BQ/X_BQ set
     contact_points_jit: object = None  # jitted contact points of `CalcContactResults`
     surfaces_jit: object = None  # jitted surfaces of `ComputeContactSurfaces`
 

@@ -54,6 +54,7 @@ from jaxbody.plant._names_api import NamesAPI
 from jaxbody.plant._state_api import StateAPI
 from jaxbody.plant._station_api import StationAPI
 from jaxbody.plant.actuator import JointActuator
+from jaxbody.plant.compile_model import compile_model
 from jaxbody.plant.fingerprint import DerivedCaches, plant_fingerprint
 from jaxbody.plant.forest import grow_forest
 from jaxbody.plant.topology import compile_topology
@@ -113,8 +114,26 @@ class MultibodyPlant(ConstraintsAPI, ConstraintParamsAPI, ContactModelAPI, Conta
         return key
 
     def _invalidate_content_key(self):
-        """Called by the setters that may change the plant after Finalize()."""
+        """Called by the setters that may change the plant after Finalize(): the next
+        computation compiles a new `Model`."""
         self._derived.content_key = None
+        self._derived.model = None
+
+    @property
+    def _model(self):
+        """The compiled `Model` (`plant/compile_model.py`), made at Finalize and again after a
+        setter that changes the plant."""
+        model = self._derived.model
+        if model is None:
+            self._require_finalized("the compiled model")
+            model = compile_model(self)
+            self._derived.model = model
+        return model
+
+    def compiled_model(self):
+        """The frozen `jaxbody.model.Model` of this finalized plant: what every computation
+        reads (jaxbody only; the engine functions of `jaxbody.engine` take it)."""
+        return self._model
 
     # --- Lifecycle ------------------------------------------------------------------------------
     def time_step(self) -> float:
@@ -275,6 +294,7 @@ class MultibodyPlant(ConstraintsAPI, ConstraintParamsAPI, ContactModelAPI, Conta
         self._finalized = True
         self._build_defaults()
         self._finalize_contact_query()
+        self._derived.model = compile_model(self)
 
     def _add_floating_joint(self, body):
         name = body.name()
