@@ -15,6 +15,7 @@ class ContactSpec(NamedTuple):
         geometries: the collision (proximity-role) geometries, in collision-geometry order
             (the order of ``context.parameters.contact``).
         geometry_body: (G,) BodyIndex of each; geometry_ids: (G,) its GeometryId.
+        R_BG, p_BG: (G, 3, 3), (G, 3) the pose of each in its body (float64).
         collision_pairs: (pair_a, pair_b) candidate pairs after Drake's filters (collision
             indices), empty when contact is disabled.
         point_pairs: (pair_a, pair_b) the candidates that use point contact.
@@ -33,6 +34,8 @@ class ContactSpec(NamedTuple):
     geometries: tuple
     geometry_body: np.ndarray
     geometry_ids: np.ndarray
+    R_BG: np.ndarray
+    p_BG: np.ndarray
     collision_pairs: tuple
     point_pairs: tuple
     hydro_pairs: tuple

@@ -4,7 +4,7 @@
 
 - A discrete plant solves point contact with SAP (`jaxbody.contact.discrete_problem`).
 - A continuous plant applies Drake's penalty method (Hunt & Crossley normal force, Stribeck
-  friction; `jaxbody.contact.compliant_point_contact`) inside every continuous computation
+  friction; `jaxbody.engine.continuous_contact`) inside every continuous computation
   (``CalcTimeDerivatives``, ``CalcGeneralizedAccelerations``, ``jaxbody.rollout``,
   ``simulate_adaptive``).
 - Geometries without contact properties get Drake's defaults, discrete and continuous alike:
@@ -31,13 +31,10 @@ import enum
 import math
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 
-from jaxbody.algorithms import rnea
-from jaxbody.algorithms.spatial import wrench_about_origin
-from jaxbody.contact import compliant_point_contact as cpc
 from jaxbody.core.elements import BodyIndex
+from jaxbody.engine import continuous_contact
 from jaxbody.geometry.collision.contact_properties import (
     DEFAULT_PENETRATION_ALLOWANCE,
     estimate_point_contact_parameters,
@@ -188,45 +185,24 @@ class ContactModelAPI:
         pairs = getattr(self, "_collision_pairs", None)
         return not self.is_discrete() and pairs is not None and len(pairs[0]) > 0
 
-    def _continuous_penalty(self, context, dk):
-        """(`PointContacts`, `PenaltyForces`, p_WAo, p_WBo) of a continuous plant's point
-        contacts, or None without candidate pairs."""
-        if not self._has_continuous_contact():
-            return None
-        pc = self.CalcPointContacts(context)
-        if not pc.phi.shape[0]:
-            return None
-        node = jnp.asarray(self._topology.body_node)
-        na, nb = node[pc.body_a], node[pc.body_b]
-        V, p = dk.vk.V_WB, dk.pk.p_WB
-        pf = cpc.penalty_forces(pc, V[na], V[nb], p[na], p[nb], self.stiction_tolerance())
-        return pc, pf, p[na], p[nb]
-
     def _continuous_contact_forces(self, context, dk):
         """(num_bodies, 6) wrenches about each body origin in World of a continuous plant's
         point contacts, or None without candidate pairs."""
-        out = self._continuous_penalty(context, dk)
-        if out is None:
-            return None
-        pc, pf, p_WAo, p_WBo = out
-        return cpc.body_wrenches(len(self._bodies), pc, pf.f_A, pf.p_WC, p_WAo, p_WBo)
+        return continuous_contact.contact_forces(self._model, context, dk)
 
     def _continuous_generalized_contact_forces(self, context):
         """τ_contact = Σ Jᵀ F of a continuous plant's penalty forces: (nv,)."""
-        dk = self._dk(context, "CalcGeneralizedContactForces")
-        F = self._continuous_contact_forces(context, dk)
-        if F is None:
-            return jnp.zeros(self._topology.nv, context.v.dtype)
-        F_O = wrench_about_origin(F[self._topology.node_body], dk.pk.p_WB)
-        return rnea.project_to_joints(self._topology, dk, F_O.at[0].set(0.0))
+        self._check_context(context, "CalcGeneralizedContactForces")
+        return continuous_contact.generalized_contact_forces(self._model, context)
 
     def _continuous_contact_results(self, context):
         """Drake's ``ContactResults`` of a continuous plant: a ``PointPairContactInfo`` per
         penetrating pair whose normal force is positive. As Drake's continuous plant reports
         it, ``separation_speed()`` is the approach speed vₙ = v_AcBc·n̂_BA (positive while the
         bodies approach) and ``contact_force()`` the force on B at the midpoint C."""
-        tau = np.asarray(self._continuous_generalized_contact_forces(context))
-        out = self._continuous_penalty(context, self._dk(context, "CalcContactResults"))
+        self._check_context(context, "CalcContactResults")
+        tau, out = continuous_contact.contact_results(self._model, context)
+        tau = np.asarray(tau)
         if out is None:
             return ContactResults([], tau)
         pc, pf, _, _ = jax.tree.map(np.asarray, out)

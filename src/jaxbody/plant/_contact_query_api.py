@@ -7,7 +7,8 @@ per-geometry contact parameters, which ``CreateDefaultContext()`` puts in
 ``context.parameters.contact`` as (num_collision_geometries,) ``jax.Array`` leaves (stiffness,
 relaxation time, Hunt-Crossley dissipation, static and dynamic friction, in collision-geometry
 order), so that results can be differentiated with respect to them. Shapes and ``X_BG`` are
-static. The compiled query (kernel groups; mesh hulls are read here) is built on first use.
+static. The compiled query (kernel groups; mesh hulls are read here) is built on first use,
+once per compiled model; the computations are the engine's (`jaxbody.engine.point_contact`).
 
 Example:
     >>> import jax, dataclasses
@@ -33,6 +34,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxbody.engine import point_contact
 from jaxbody.geometry import GeometryId, GeometrySet, Role
 from jaxbody.geometry.collision.candidates import collision_candidates
 from jaxbody.geometry.collision.contact_properties import (
@@ -45,12 +47,7 @@ from jaxbody.geometry.collision.contact_properties import (
     hydroelastic_moduli,
     material_defaults,
 )
-from jaxbody.geometry.collision.query import (
-    ContactQueryOptions,
-    PointContacts,
-    build_contact_query,
-    calc_point_contacts,
-)
+from jaxbody.geometry.collision.query import ContactQueryOptions, PointContacts
 
 
 class ContactQueryAPI:
@@ -61,7 +58,6 @@ class ContactQueryAPI:
         self._collision_filter_declarations = []  # (set of ids, set of ids or None)
         self._contact_query_options = ContactQueryOptions()
         self._collision_pairs = None  # (pair_a, pair_b) collision indices, at Finalize
-        self._derived.contact_query = None
 
     # --- Filters (before Finalize) ---------------------------------------------------------
     def set_adjacent_bodies_collision_filters(self, value: bool):
@@ -109,7 +105,6 @@ class ContactQueryAPI:
             raise TypeError(f"set_contact_query_options: expected ContactQueryOptions, got "
                             f"{type(options).__name__}")
         self._contact_query_options = options
-        self._derived.contact_query = None
 
     def get_contact_query_options(self) -> ContactQueryOptions:
         return self._contact_query_options
@@ -170,28 +165,10 @@ class ContactQueryAPI:
 
     @property
     def _contact_query(self):
-        """The compiled `ContactQuery` (built on first use; static per-slot index arrays
-        ``body_a, body_b, geometry_a, geometry_b`` live here when nothing is culled)."""
+        """The compiled `ContactQuery` (`jaxbody.engine.point_contact.contact_query`: built on
+        first use, once per compiled model)."""
         self._require_finalized("CalcPointContacts")
-        if self._derived.contact_query is None:
-            geoms = self._collision_geometries()
-            for g in sorted(set(np.concatenate(self._collision_pairs).tolist())):
-                if not self._has_friction[g]:
-                    raise ValueError(
-                        f"Collision geometry '{geoms[g].name()}' on body "
-                        f"'{geoms[g].body().name()}' has no ('material', 'coulomb_friction') "
-                        "property; point contact needs one for every geometry of a candidate "
-                        "pair (Drake throws likewise)")
-            pair_a, pair_b = self._point_pairs
-            k = self._default_contact_parameters["point_contact_stiffness"]
-            for i, j in zip(pair_a, pair_b):
-                if np.isinf(k[i]) and np.isinf(k[j]):
-                    raise ValueError(f"Collision geometries '{geoms[i].name()}' and "
-                                     f"'{geoms[j].name()}' are both rigid (infinite point "
-                                     "contact stiffness); at least one must be compliant")
-            self._derived.contact_query = build_contact_query(geoms, pair_a, pair_b,
-                                                            self._contact_query_options)
-        return self._derived.contact_query
+        return point_contact.contact_query(self._model)
 
     # --- Queries ----------------------------------------------------------------------------
     def GetCollisionCandidates(self) -> list:
@@ -222,18 +199,9 @@ class ContactQueryAPI:
             (dynamic) body and geometry indices of each slot; see
             `jaxbody.geometry.collision.query`.
         """
-        query = self._contact_query
+        _ = self._contact_query  # the query's errors come before the context's
         self._check_context(context, "CalcPointContacts")
-        contact = context.parameters.contact
-        G = len(query.geometry_ids)
-        for name in PARAMETER_NAMES:
-            if G and (name not in contact or jnp.shape(contact[name]) != (G,)):
-                raise ValueError(f"CalcPointContacts: context.parameters.contact['{name}'] "
-                                 f"must have shape ({G},) (one per collision geometry), got "
-                                 f"{jnp.shape(contact[name]) if name in contact else 'nothing'}")
-        _, pk = self._position_kinematics(context, "CalcPointContacts")
-        nodes = self._topology.body_node
-        return calc_point_contacts(query, pk.R_WB[nodes], pk.p_WB[nodes], contact)
+        return point_contact.point_contacts(self._model, context)
 
     def SetContactParameters(self, context, geometry_ids=None, **values):
         """A new Context with contact parameters of collision geometries replaced (Drake changes

@@ -9,8 +9,9 @@ have a contact surface (`jaxbody.geometry.hydroelastic.query.classify`) are hydr
 others use point contact. With ``kHydroelastic`` (no fallback) a pair without a surface raises,
 naming both geometries. A continuous plant keeps point contact for every pair and warns.
 
-``CalcHydroelasticSurfaces(context)`` is pure (jit/vmap/grad); ``ComputeContactSurfaces(context)``
-gives host-side `ContactSurface` records as pydrake's query object does.
+``CalcHydroelasticSurfaces(context)`` is pure (jit/vmap/grad; `jaxbody.engine.hydroelastic`);
+``ComputeContactSurfaces(context)`` gives host-side `ContactSurface` records as pydrake's query
+object does.
 """
 
 from __future__ import annotations
@@ -18,10 +19,11 @@ from __future__ import annotations
 import warnings
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 
-from jaxbody.geometry.collision.query import PointContacts
+from jaxbody.engine import hydroelastic
+from jaxbody.engine.hydroelastic import concatenate_contacts  # noqa: F401 (re-exported)
+from jaxbody.geometry import GeometryId
 from jaxbody.geometry.hydroelastic import query as hq
 from jaxbody.geometry.hydroelastic.representation import hydroelastic_representation
 from jaxbody.plant._contact_model_api import ContactModel
@@ -30,6 +32,9 @@ from jaxbody.plant.hydroelastic_results import (
     HydroelasticContactInfo,
     spatial_force_at_centroid,
 )
+
+# the surfaces of `ComputeContactSurfaces`, compiled once per model (equal models share it)
+_surfaces_jit = jax.jit(hydroelastic.surfaces, static_argnums=0)
 
 
 class HydroelasticAPI:
@@ -73,53 +78,21 @@ class HydroelasticAPI:
     def _hydro_pairs(self):
         return getattr(self, "_hydroelastic_pairs", [])
 
-    def _geometry_poses(self, context, what):
-        _, pk = self._position_kinematics(context, what)
-        geoms = self._collision_geometries()
-        nodes = self._topology.body_node
-        body = np.array([int(g.body().index()) for g in geoms])
-        dtype = context.q.dtype
-        R_BG = jnp.asarray(np.stack([g.pose_in_body().rotation().matrix() for g in geoms]),
-                           dtype)
-        p_BG = jnp.asarray(np.stack([g.pose_in_body().translation() for g in geoms]), dtype)
-        R_WB, p_WB = pk.R_WB[nodes][body], pk.p_WB[nodes][body]
-        return R_WB @ R_BG, p_WB + jnp.einsum("gij,gj->gi", R_WB, p_BG)
-
     def CalcHydroelasticSurfaces(self, context) -> list:
         """The contact surface of every hydroelastic pair (pure; jit/vmap/grad): a list, in
         pair order, of `HydroSurface` (`ContactPolygons` with M the geometry of lower collision
         index, normals out of N into M, fixed slot count per pair, and ``overflow``)."""
         self._check_context(context, "CalcHydroelasticSurfaces")
-        pairs = self._hydro_pairs()
-        if not pairs:
+        if not self._hydro_pairs():
             return []
-        X_W = self._geometry_poses(context, "CalcHydroelasticSurfaces")
-        modulus = context.parameters.contact[hq.MODULUS]
-        return [hq.pair_surface(p, X_W, modulus) for p in pairs]
+        return hydroelastic.surfaces(self._model, context)
 
     def _hydro_contact_points(self, context):
         """`PointContacts` of the quadrature points of every hydroelastic pair, or None."""
-        pairs = self._hydro_pairs()
-        if not pairs:
+        if not self._hydro_pairs():
             return None
-        surfaces = self.CalcHydroelasticSurfaces(context)
-        contact = context.parameters.contact
-        geoms = self._collision_geometries()
-        ids = np.array([int(g.geometry_id()) for g in geoms], np.int32)
-        body = np.array([int(g.body().index()) for g in geoms], np.int32)
-        parts = []
-        for pair, s in zip(pairs, surfaces):
-            q = hq.quadrature_slots(pair, s, contact)
-            F = q["phi"].shape[0]
-            full = lambda x, F=F: jnp.full((F,), x, jnp.int32)  # noqa: E731
-            parts.append(PointContacts(
-                phi=q["phi"], p_WC=q["p_WC"], nhat_BA_W=q["nhat_BA_W"], k=q["k"],
-                tau=q["tau"], mu=q["mu"], mu_static=q["mu_static"], d=q["d"],
-                valid=q["valid"], p_WCa=q["p_WC"], p_WCb=q["p_WC"],
-                body_a=full(body[q["m"]]), body_b=full(body[q["n"]]),
-                geometry_a=full(ids[q["m"]]), geometry_b=full(ids[q["n"]]),
-                overflow=s.overflow))
-        return concatenate_contacts(parts)
+        self._check_context(context, "CalcHydroelasticSurfaces")
+        return hydroelastic.quadrature_contacts(self._model, context)
 
     def ComputeContactSurfaces(self, context, keep_empty=False) -> list:
         """Host-side `ContactSurface` records of the configuration (pydrake's
@@ -127,14 +100,13 @@ class HydroelasticAPI:
         hydroelastic pair whose surface has a face (``keep_empty``: None for the others, one
         entry per pair)."""
         self._check_context(context, "ComputeContactSurfaces")  # also before Finalize
-        geoms = self._collision_geometries()
         out = []
         if not self._hydro_pairs():
             return []
-        if self._derived.surfaces_jit is None:  # compiled once per plant
-            self._derived.surfaces_jit = jax.jit(self.CalcHydroelasticSurfaces)
-        for pair, s in zip(self._hydro_pairs(),
-                           jax.tree.map(np.asarray, self._derived.surfaces_jit(context))):
+        model = self._model
+        ids = model.contact.geometry_ids
+        for pair, s in zip(model.contact.hydro_pairs,
+                           jax.tree.map(np.asarray, _surfaces_jit(model, context))):
             if not s.polygons.valid.any():
                 if keep_empty:
                     out.append(None)
@@ -143,7 +115,7 @@ class HydroelasticAPI:
             m_soft = pair.soft_is_m or pair.kind == "soft_soft"
             n_soft = (not pair.soft_is_m) or pair.kind == "soft_soft"
             out.append(ContactSurface.from_polygons(
-                geoms[m].geometry_id(), geoms[n].geometry_id(), s.polygons, m_soft, n_soft))
+                GeometryId(int(ids[m])), GeometryId(int(ids[n])), s.polygons, m_soft, n_soft))
         return out
 
     def _hydroelastic_contact_infos(self, context, solution, num_point_slots, index=None):
@@ -170,17 +142,3 @@ class HydroelasticAPI:
             start = stop
         return out
 
-
-def concatenate_contacts(parts):
-    """One `PointContacts` from several (slots concatenated, overflow or-ed); None if empty."""
-    parts = [p for p in parts if p is not None]
-    if not parts:
-        return None
-    if len(parts) == 1:
-        return parts[0]
-    overflow = jnp.zeros((), bool)
-    for p in parts:
-        overflow = overflow | jnp.asarray(p.overflow)
-    fields = {f: jnp.concatenate([getattr(p, f) for p in parts], 0)
-              for f in PointContacts._fields if f != "overflow"}
-    return PointContacts(**fields, overflow=overflow)
