@@ -30,19 +30,16 @@ from __future__ import annotations
 
 import dataclasses
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxbody.engine import contact_parameters as cp
 from jaxbody.engine import point_contact
 from jaxbody.geometry import GeometryId, GeometrySet, Role
 from jaxbody.geometry.collision.candidates import collision_candidates
 from jaxbody.geometry.collision.contact_properties import (
-    DYNAMIC_FRICTION,
     MODULUS,
     PARAMETER_NAMES,
-    STATIC_FRICTION,
-    STIFFNESS,
     geometry_contact_parameters,
     hydroelastic_moduli,
     material_defaults,
@@ -222,47 +219,15 @@ class ContactQueryAPI:
                 Concrete values must be >= 0 (stiffness may be inf); traced ones are not checked.
         """
         self._check_context(context, "SetContactParameters")
-        unknown = sorted(set(values) - set(PARAMETER_NAMES))
-        if unknown:
-            raise TypeError(f"SetContactParameters: unknown parameter(s) {unknown}; expected any "
-                            f"of {list(PARAMETER_NAMES)}")
+        cp.check_names(values)
         index = self._collision_geometry_indices("SetContactParameters", geometry_ids)
-        contact = dict(context.parameters.contact)
-        for name, value in values.items():
-            x = jnp.asarray(value)
-            if x.shape not in ((), (len(index),)):
-                raise ValueError(f"SetContactParameters: {name} must be a scalar or have shape "
-                                 f"({len(index)},) (one per geometry named), got {x.shape}")
-            if not isinstance(x, jax.core.Tracer):
-                ok = (x >= 0) & (np.isfinite(x) | ((x == np.inf) & (name in (STIFFNESS, MODULUS))))
-                if not np.all(ok):
-                    raise ValueError(f"SetContactParameters: {name} must be finite and >= 0, "
-                                     f"got {np.asarray(x)}")
-                if name == MODULUS:  # a compliant geometry's mesh is fixed: E finite and > 0
-                    compliant = np.isfinite(self._default_contact_parameters[MODULUS][index])
-                    bad = compliant & ~(np.isfinite(x) & (x > 0))
-                    if np.any(bad):
-                        raise ValueError(
-                            "SetContactParameters: hydroelastic_modulus of a compliant "
-                            "geometry must be finite and > 0 (its pressure field is built at "
-                            f"Finalize; it cannot become rigid), got {np.asarray(x)}")
-            contact[name] = contact[name].at[index].set(x.astype(contact[name].dtype))
-        mu_s, mu_d = contact[STATIC_FRICTION], contact[DYNAMIC_FRICTION]
-        if not isinstance(mu_s, jax.core.Tracer) and not isinstance(mu_d, jax.core.Tracer):
-            bad = np.flatnonzero(np.asarray(mu_d) > np.asarray(mu_s))
-            if bad.size:  # Drake's CoulombFriction: static >= dynamic
-                raise ValueError(f"SetContactParameters: dynamic friction exceeds static friction "
-                                 f"at collision geometry index {bad.tolist()} (static "
-                                 f"{np.asarray(mu_s)[bad]}, dynamic {np.asarray(mu_d)[bad]})")
-        return context.replace(parameters=dataclasses.replace(context.parameters,
-                                                              contact=contact))
+        return cp.set_contact_parameters(self._model, context, index, **values)
 
     def GetContactParameters(self, context, geometry_id) -> dict:
         """``{name: value}`` of one collision geometry's contact parameters in ``context`` (the
         names of `SetContactParameters`)."""
         self._check_context(context, "GetContactParameters")
-        i = self.GetCollisionGeometryIndex(geometry_id)
-        return {name: context.parameters.contact[name][i] for name in PARAMETER_NAMES}
+        return cp.contact_parameters(context, self.GetCollisionGeometryIndex(geometry_id))
 
     def _collision_geometry_indices(self, what, geometry_ids):
         n = len(self._collision_geometries())
