@@ -1,9 +1,9 @@
 """The MultibodyPlant builder, the Finalize compiler and the plant's own records (its elements
 and the Context live in `jaxbody.core`)."""
 
+from jaxbody.engine.jacobians import JacobianWrtVariable
 from jaxbody.plant._constraint_params_api import DistanceConstraintParams
 from jaxbody.plant._contact_model_api import ContactModel, DiscreteContactApproximation
-from jaxbody.plant._kinematics_api import JacobianWrtVariable
 from jaxbody.plant.actuator import JointActuator, PdControllerGains
 from jaxbody.plant.multibody_plant import MultibodyPlant
 

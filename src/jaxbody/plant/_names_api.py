@@ -1,30 +1,20 @@
-"""Names of the state, position, velocity and actuation entries, and the unique floating base of
-a model instance (pydrake's ``GetPositionNames`` ... ``GetUniqueFloatingBaseBodyOrThrow``).
-
-Names read ``{model_instance}_{joint}_{suffix}`` as Drake writes them, with Drake's per-joint
-suffixes (``JointKind.suffixes``: ``q``/``w`` for a revolute joint, ``qw qx qy qz x y z`` /
-``wx wy wz vx vy vz`` for a quaternion floating joint, ...); Simbody's kinds, which Drake lacks,
-follow the same pattern.
+"""Names of the state, position, velocity and actuation entries (the facade over
+`jaxbody.engine.names`), and the unique floating base of a model instance (pydrake's
+``GetPositionNames`` ... ``GetUniqueFloatingBaseBodyOrThrow``; the base bodies are element
+objects, found here).
 """
 
 from __future__ import annotations
+
+from jaxbody.engine import names
 
 
 class NamesAPI:
     def _entry_names(self, what, model_instance, prefix, always_suffix, which):
         self._require_finalized(what)
         if model_instance is not None:
-            mi = self._check_instance(model_instance, what)
-        joints = [j for j in self._joints
-                  if model_instance is None or j.model_instance() == mi]
-        start = (lambda j: j.position_start()) if which == 0 else (lambda j: j.velocity_start())
-        names = []
-        for j in sorted(joints, key=start):
-            suffixes = j.kind.suffixes[which]
-            head = (f"{self._instance_names[int(j.model_instance())]}_" if prefix else "") + j.name()
-            for s in suffixes:
-                names.append(f"{head}_{s}" if always_suffix or len(suffixes) > 1 else head)
-        return names
+            model_instance = self._check_instance(model_instance, what)
+        return names.entry_names(self._model, model_instance, prefix, always_suffix, which)
 
     def GetPositionNames(self, model_instance=None, add_model_instance_prefix=None,
                          always_add_suffix=True):
@@ -32,21 +22,24 @@ class NamesAPI:
         given (then without the prefix by default, as Drake)."""
         prefix = (model_instance is None) if add_model_instance_prefix is None \
             else add_model_instance_prefix
-        return self._entry_names("GetPositionNames", model_instance, prefix, always_add_suffix, 0)
+        return self._entry_names("GetPositionNames", model_instance, prefix, always_add_suffix,
+                                 names.POSITIONS)
 
     def GetVelocityNames(self, model_instance=None, add_model_instance_prefix=None,
                          always_add_suffix=True):
         """Names of v's entries, as `GetPositionNames`."""
         prefix = (model_instance is None) if add_model_instance_prefix is None \
             else add_model_instance_prefix
-        return self._entry_names("GetVelocityNames", model_instance, prefix, always_add_suffix, 1)
+        return self._entry_names("GetVelocityNames", model_instance, prefix, always_add_suffix,
+                                 names.VELOCITIES)
 
     def GetStateNames(self, model_instance=None, add_model_instance_prefix=None):
         """Names of x = [q; v]'s entries (suffixes always added)."""
         prefix = (model_instance is None) if add_model_instance_prefix is None \
             else add_model_instance_prefix
-        return (self._entry_names("GetStateNames", model_instance, prefix, True, 0)
-                + self._entry_names("GetStateNames", model_instance, prefix, True, 1))
+        return (self._entry_names("GetStateNames", model_instance, prefix, True, names.POSITIONS)
+                + self._entry_names("GetStateNames", model_instance, prefix, True,
+                                    names.VELOCITIES))
 
     def GetActuatorNames(self, model_instance=None, add_model_instance_prefix=None):
         """Names of u's entries, ``{model_instance}_{actuator}``."""
@@ -54,10 +47,8 @@ class NamesAPI:
         prefix = (model_instance is None) if add_model_instance_prefix is None \
             else add_model_instance_prefix
         if model_instance is not None:
-            mi = self._check_instance(model_instance, "GetActuatorNames")
-        return [(f"{self._instance_names[int(a.model_instance())]}_" if prefix else "") + a.name()
-                for a in self._actuators
-                if model_instance is None or a.model_instance() == mi]
+            model_instance = self._check_instance(model_instance, "GetActuatorNames")
+        return names.actuator_names(self._model, model_instance, prefix)
 
     # --- The floating base of a model instance ------------------------------------------------
     def _base_bodies(self, model_instance, what):

@@ -1,45 +1,24 @@
-"""Context creation, state accessors, array selectors, free bodies and the q̇ ↔ v maps.
+"""Context creation, state accessors, array selectors, free bodies and the q̇ ↔ v maps: the
+facade over `jaxbody.engine.state`.
 
 Every setter returns a new `Context`. Per-model-instance accessors select the coordinates of
-that instance's joints in the plant's q (or v) order, as Drake does.
+that instance's joints in the plant's q (or v) order, as Drake does. What stays here reads the
+builder's elements: the default context (compiling the model needs it), the joints' default
+positions and random distributions, and the free bodies' floating joints.
 """
 
 from __future__ import annotations
 
-from functools import partial
-
-import equinox as eqx
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 from jaxbody.core.checks import check_shape
 from jaxbody.core.context import Context, Parameters
-from jaxbody.joints.kinds import gimbal_lock
+from jaxbody.engine import state
 from jaxbody.joints.orientation_joints import floating_positions
 from jaxbody.math import RigidTransform
 from jaxbody.math.so3 import quaternion_to_rotation, rpy_to_rotation
-
-# When True (default), N(q) of roll-pitch-yaw joints raises at gimbal lock, as Drake throws.
-# With False the map returns the (huge or inf) values for callers that guard themselves.
-CHECK_GIMBAL_LOCK = True
-
-
-@partial(jax.jit, static_argnums=(0, 2))
-def _block_diag_from_groups(topo, q, which):
-    """Assembles N(q) (nq × nv) or N⁺(q) (nv × nq) from per-kind blocks."""
-    rows, cols = (topo.nq, topo.nv) if which == "N" else (topo.nv, topo.nq)
-    out = jnp.zeros((rows, cols), q.dtype)
-    for g in topo.groups:
-        if g.kind.nv == 0:
-            continue
-        qg = q[g.qidx]
-        if which == "N":
-            blk, r, c = g.kind.N(qg, g.constants), g.qidx, g.vidx
-        else:
-            blk, r, c = g.kind.Nplus(qg, g.constants), g.vidx, g.qidx
-        out = out.at[r[:, :, None], c[:, None, :]].set(blk.astype(q.dtype))
-    return out
 
 
 class StateAPI:
@@ -53,17 +32,6 @@ class StateAPI:
         for j in self._joints:
             s = j.velocity_start()
             self._default_damping[s: s + j.num_velocities()] = j.default_damping_vector()
-        self._q_index = {}
-        self._v_index = {}
-        for mi in range(len(self._instance_names)):
-            js = sorted(self._joints_in(mi), key=lambda j: j.position_start())
-            self._q_index[mi] = np.concatenate(
-                [np.arange(j.position_start(), j.position_start() + j.num_positions()) for j in js]
-                + [np.zeros(0, np.int64)]).astype(np.int64)
-            js = sorted(js, key=lambda j: j.velocity_start())
-            self._v_index[mi] = np.concatenate(
-                [np.arange(j.velocity_start(), j.velocity_start() + j.num_velocities()) for j in js]
-                + [np.zeros(0, np.int64)]).astype(np.int64)
 
     def _default_parameters(self, dtype):
         bodies, frames = self._bodies, self._frames
@@ -100,24 +68,21 @@ class StateAPI:
 
     def _check_context(self, context, what):
         self._require_finalized(what)
-        if not isinstance(context, Context):
-            raise TypeError(f"{what}: expected a Context, got {type(context).__name__}")
-        if context._plant_key is not None and context._plant_key != self._topology.key:
-            raise ValueError(f"{what}: the context was created by a different plant")
-        return context
+        return state.check_context(self._model, context, what)
+
+    def _instance(self, model_instance, what):
+        return None if model_instance is None else self._check_instance(model_instance, what)
 
     # --- Whole-plant and per-instance state --------------------------------------------------
     def GetPositions(self, context, model_instance=None):
         self._check_context(context, "GetPositions")
-        if model_instance is None:
-            return context.q
-        return context.q[self._q_index[self._check_instance(model_instance, "GetPositions")]]
+        return state.get_positions(self._model, context,
+                                   self._instance(model_instance, "GetPositions"))
 
     def GetVelocities(self, context, model_instance=None):
         self._check_context(context, "GetVelocities")
-        if model_instance is None:
-            return context.v
-        return context.v[self._v_index[self._check_instance(model_instance, "GetVelocities")]]
+        return state.get_velocities(self._model, context,
+                                    self._instance(model_instance, "GetVelocities"))
 
     def GetPositionsAndVelocities(self, context, model_instance=None):
         return jnp.concatenate([self.GetPositions(context, model_instance),
@@ -127,34 +92,28 @@ class StateAPI:
         """``SetPositions(context, q)`` or ``SetPositions(context, model_instance, q_instance)``."""
         self._check_context(context, "SetPositions")
         if len(args) == 1:
-            q = check_shape("SetPositions: q", args[0], (self._topology.nq,))
-            return context.replace(q=q.astype(context.q.dtype))
-        idx = self._q_index[self._check_instance(args[0], "SetPositions")]
-        q = check_shape("SetPositions: q_instance", args[1], (len(idx),))
-        return context.replace(q=context.q.at[idx].set(q.astype(context.q.dtype)))
+            return state.set_positions(self._model, context, args[0])
+        mi = self._check_instance(args[0], "SetPositions")
+        return state.set_positions(self._model, context, args[1], mi)
 
     def SetVelocities(self, context, *args):
         """``SetVelocities(context, v)`` or ``SetVelocities(context, model_instance, v_instance)``."""
         self._check_context(context, "SetVelocities")
         if len(args) == 1:
-            v = check_shape("SetVelocities: v", args[0], (self._topology.nv,))
-            return context.replace(v=v.astype(context.v.dtype))
-        idx = self._v_index[self._check_instance(args[0], "SetVelocities")]
-        v = check_shape("SetVelocities: v_instance", args[1], (len(idx),))
-        return context.replace(v=context.v.at[idx].set(v.astype(context.v.dtype)))
+            return state.set_velocities(self._model, context, args[0])
+        mi = self._check_instance(args[0], "SetVelocities")
+        return state.set_velocities(self._model, context, args[1], mi)
 
     def SetPositionsAndVelocities(self, context, *args):
         """``(context, x)`` or ``(context, model_instance, x_instance)`` with x = [q; v]."""
         if len(args) == 1:
-            nq = self._topology.nq
             x = check_shape("SetPositionsAndVelocities: x", args[0],
-                             (nq + self._topology.nv,))
-            return self.SetVelocities(self.SetPositions(context, x[:nq]), x[nq:])
-        mi = args[0]
-        nq = len(self._q_index[self._check_instance(mi, "SetPositionsAndVelocities")])
-        x = check_shape("SetPositionsAndVelocities: x_instance", args[1],
-                         (nq + len(self._v_index[int(mi)]),))
-        return self.SetVelocities(self.SetPositions(context, mi, x[:nq]), mi, x[nq:])
+                            (self._topology.nq + self._topology.nv,))
+            self._check_context(context, "SetPositions")
+            return state.set_positions_and_velocities(self._model, context, x)
+        mi = self._check_instance(args[0], "SetPositionsAndVelocities")
+        self._check_context(context, "SetPositions")
+        return state.set_positions_and_velocities(self._model, context, args[1], mi)
 
     def SetDefaultPositions(self, *args):
         """``SetDefaultPositions(q)`` or ``SetDefaultPositions(model_instance, q_instance)``."""
@@ -168,27 +127,28 @@ class StateAPI:
                 j.set_default_positions(q[j.position_start(): j.position_start()
                                           + j.num_positions()])
             return
-        idx = self._q_index[self._check_instance(args[0], "SetDefaultPositions")]
+        mi = self._check_instance(args[0], "SetDefaultPositions")
+        idx = self._model.instances.q_index[mi]
         qi = np.asarray(args[1], float)
         if qi.shape != (len(idx),):
             raise ValueError(f"SetDefaultPositions: expected shape ({len(idx)},), got {qi.shape}")
-        q = self._default_q.copy()
+        q = self._model.default_q.copy()
         q[idx] = qi
         self.SetDefaultPositions(q)
 
     def GetDefaultPositions(self, model_instance=None):
         self._require_finalized("GetDefaultPositions")
+        model = self._model
         if model_instance is None:
-            return self._default_q.copy()
-        return self._default_q[self._q_index[int(model_instance)]].copy()
+            return model.default_q.copy()
+        return model.default_q[model.instances.q_index[int(model_instance)]].copy()
 
     def SetDefaultState(self, context):
         """A new context at the default state: the joints' default positions (and free bodies'
         default poses), zero velocities; time and parameters are kept (Drake's
         ``SetDefaultState``, returning the context instead of writing a State)."""
         self._check_context(context, "SetDefaultState")
-        return context.replace(q=jnp.asarray(self._default_q, context.q.dtype),
-                               v=jnp.zeros_like(context.v))
+        return state.set_default_state(self._model, context)
 
     def SetRandomState(self, context, key):
         """A new context whose positions are drawn, joint by joint, from the joints' random
@@ -199,8 +159,8 @@ class StateAPI:
         keys for a batch of random states."""
         self._check_context(context, "SetRandomState")
         keys = jax.random.split(key, max(len(self._joints), 1))
-        q = jnp.asarray(self._default_q, context.q.dtype)
-        for j, k in zip(self._joints, keys):
+        q = jnp.asarray(self._model.default_q, context.q.dtype)
+        for j, k in zip(self._joints, keys):  # the samplers live on the joints
             qj, drawn = j._random_positions(k, context.q.dtype)
             if drawn:
                 q = q.at[j.position_start(): j.position_start() + j.num_positions()].set(qj)
@@ -208,59 +168,44 @@ class StateAPI:
 
     def SetGravityVector(self, context, g):
         """A new context whose gravity parameter is ``g`` (m/s², in World)."""
-        g = check_shape("SetGravityVector: g", g, (3,))
-        params = context.parameters
-        import dataclasses
-
-        return context.replace(parameters=dataclasses.replace(
-            params, gravity=g.astype(params.gravity.dtype)))
+        return state.set_gravity_vector(context, g)
 
     # --- Array selectors ------------------------------------------------------------------------
-    def _select(self, index, arr, n_total, what):
-        arr = check_shape(f"{what}: array", arr, (n_total,))
-        return arr[index]
-
     def GetPositionsFromArray(self, model_instance, q):
         self._require_finalized("GetPositionsFromArray")
-        return self._select(self._q_index[self._check_instance(model_instance, "q")], q,
-                            self._topology.nq, "GetPositionsFromArray")
+        return state.positions_from_array(self._model, self._check_instance(model_instance, "q"),
+                                          q)
 
     def GetVelocitiesFromArray(self, model_instance, v):
         self._require_finalized("GetVelocitiesFromArray")
-        return self._select(self._v_index[self._check_instance(model_instance, "v")], v,
-                            self._topology.nv, "GetVelocitiesFromArray")
+        return state.velocities_from_array(self._model,
+                                           self._check_instance(model_instance, "v"), v)
 
     def SetPositionsInArray(self, model_instance, q_instance, q):
         """Returns a copy of ``q`` (num_positions,) with the instance's entries replaced."""
         self._require_finalized("SetPositionsInArray")
-        idx = self._q_index[self._check_instance(model_instance, "SetPositionsInArray")]
-        q = check_shape("SetPositionsInArray: q", q, (self._topology.nq,))
-        qi = check_shape("SetPositionsInArray: q_instance", q_instance, (len(idx),))
-        return q.at[idx].set(qi)
+        mi = self._check_instance(model_instance, "SetPositionsInArray")
+        return state.set_positions_in_array(self._model, mi, q_instance, q)
 
     def SetVelocitiesInArray(self, model_instance, v_instance, v):
         """Returns a copy of ``v`` (num_velocities,) with the instance's entries replaced."""
         self._require_finalized("SetVelocitiesInArray")
-        idx = self._v_index[self._check_instance(model_instance, "SetVelocitiesInArray")]
-        v = check_shape("SetVelocitiesInArray: v", v, (self._topology.nv,))
-        vi = check_shape("SetVelocitiesInArray: v_instance", v_instance, (len(idx),))
-        return v.at[idx].set(vi)
+        mi = self._check_instance(model_instance, "SetVelocitiesInArray")
+        return state.set_velocities_in_array(self._model, mi, v_instance, v)
 
     def _actuator_index(self, model_instance):
-        return np.asarray([int(a.index()) for a in self._actuators_in(model_instance)], np.int64)
+        return state.actuator_index(self._model, self._instance(model_instance, "model instance"))
 
     def GetActuationFromArray(self, model_instance, u):
         self._require_finalized("GetActuationFromArray")
-        u = check_shape("GetActuationFromArray: u", u, (len(self._actuators),))
-        return u[self._actuator_index(model_instance)]
+        mi = self._instance(model_instance, "model instance")
+        return state.actuation_from_array(self._model, mi, u)
 
     def SetActuationInArray(self, model_instance, u_instance, u):
         """Returns a copy of ``u`` (num_actuators,) with the instance's entries replaced."""
         self._require_finalized("SetActuationInArray")
-        idx = self._actuator_index(model_instance)
-        u = check_shape("SetActuationInArray: u", u, (len(self._actuators),))
-        ui = check_shape("SetActuationInArray: u_instance", u_instance, (len(idx),))
-        return u.at[idx].set(ui)
+        mi = self._instance(model_instance, "model instance")
+        return state.set_actuation_in_array(self._model, mi, u_instance, u)
 
     # --- Free bodies ----------------------------------------------------------------------------
     def _free_joint(self, body, what):
@@ -324,41 +269,28 @@ class StateAPI:
             [jnp.asarray(V_WB.rotational()), jnp.asarray(V_WB.translational())]))
 
     # --- q̇ ↔ v ------------------------------------------------------------------------------------
-    def _checked_q(self, context, what):
-        self._check_context(context, what)
-        q = context.q
-        if CHECK_GIMBAL_LOCK:
-            for g in self._topology.groups:
-                if g.kind.is_rpy:
-                    rpy = q[g.qidx[:, :3]]
-                    names = [self._joints[self._topology.node_joint[n]].name() for n in g.nodes]
-                    q = eqx.error_if(
-                        q, jnp.any(gimbal_lock(rpy)),
-                        f"{what}: a roll-pitch-yaw joint (one of {names}) is at gimbal lock "
-                        "(|cos(pitch)| < 1e-3); q̇ = N(q) v is singular there")
-        return q
-
     def MakeVelocityToQDotMap(self, context):
         """N(q): (num_positions, num_velocities) with q̇ = N(q) v.
 
-        Raises at gimbal lock of a roll-pitch-yaw joint (|cos pitch| < 1e-3), as Drake does.
+        Raises at gimbal lock of a roll-pitch-yaw joint (|cos pitch| < 1e-3), as Drake does
+        (`jaxbody.engine.state.CHECK_GIMBAL_LOCK`).
         """
-        q = self._checked_q(context, "MakeVelocityToQDotMap")
-        return _block_diag_from_groups(self._topology, q, "N")
+        self._check_context(context, "MakeVelocityToQDotMap")
+        return state.velocity_to_qdot_map(self._model, context)
 
     def MakeQDotToVelocityMap(self, context):
         """N⁺(q): (num_velocities, num_positions) with v = N⁺(q) q̇. Defined everywhere."""
         self._check_context(context, "MakeQDotToVelocityMap")
-        return _block_diag_from_groups(self._topology, context.q, "Nplus")
+        return state.qdot_to_velocity_map(self._model, context)
 
     def MapVelocityToQDot(self, context, v):
         """q̇ = N(q) v. ``v: (num_velocities,)``."""
         v = check_shape("MapVelocityToQDot: v", v, (self._topology.nv,))
-        return self.MakeVelocityToQDotMap(context) @ v
+        self._check_context(context, "MakeVelocityToQDotMap")
+        return state.map_velocity_to_qdot(self._model, context, v)
 
     def MapQDotToVelocity(self, context, qdot):
         """v = N⁺(q) q̇. ``qdot: (num_positions,)``."""
         qdot = check_shape("MapQDotToVelocity: qdot", qdot, (self._topology.nq,))
-        return self.MakeQDotToVelocityMap(context) @ qdot
-
-
+        self._check_context(context, "MakeQDotToVelocityMap")
+        return state.map_qdot_to_velocity(self._model, context, qdot)
