@@ -26,7 +26,7 @@ ALLOWED = {
               "engine"},
     "simulation": {"math", "core", "algorithms", "contact", "plant"},
     "parsers": {"math", "core", "geometry", "joints", "forces", "plant"},
-    "identification": {"math", "core", "algorithms", "plant", "simulation"},
+    "identification": {"math", "core", "algorithms", "model", "engine", "plant", "simulation"},
 }
 MAX_LOCAL_IMPORTS = 5  # function-local imports of jaxbody modules (lazy optional extras only)
 

@@ -1,6 +1,6 @@
 """The implicit-function derivative rule of forward dynamics (`algorithms/implicit_dynamics.py`).
 
-`CalcGeneralizedAccelerations` differentiates as dv̇ = −M⁻¹ ∂r/∂x dx; `_forward_dynamics` is the
+`CalcGeneralizedAccelerations` differentiates as dv̇ = −M⁻¹ ∂r/∂x dx; `engine.forward_dynamics.accelerations_by` is the
 same computation differentiated by plain autodiff through ABA / CRBA. The two must agree for every
 input a user can differentiate: state, every parameter, actuation (with saturation), applied
 generalized and spatial forces, force elements, gravity, disabled gravity; forward and reverse,
@@ -17,6 +17,7 @@ from jax.test_util import check_grads
 
 import jaxbody as jb
 import tests.helpers.random_trees as rt
+from jaxbody.engine.forward_dynamics import accelerations_by
 from tests.helpers.random_trees import build_jaxbody, random_state, random_tree
 
 TOL = 1e-9  # relative to the largest entry: two exact derivatives, different roundoff
@@ -90,7 +91,7 @@ def _fd_pair(plant, method):
                                                   applied_spatial_force=spatial)
 
     def plain(ctx, u=None, forces=None, tau=None, spatial=None):
-        return plant._forward_dynamics(ctx, u, forces, tau, spatial, method=method)
+        return accelerations_by(plant.compiled_model(), ctx, u, forces, tau, spatial, method)
 
     return implicit, plain
 

@@ -9,6 +9,7 @@ import pytest
 import jaxbody as jb
 from jaxbody.contact.discrete_problem import StepData, build_problem
 from jaxbody.contact.tree_jacobian import TreeJacobian
+from jaxbody.engine import dynamics, point_contact
 
 
 def _dense_from_blocks(blocks, trees, dof_map, nv):
@@ -113,10 +114,10 @@ def scene():
 
 def test_contact_jacobian_gives_the_relative_contact_velocities(scene):
     plant, ctx = scene
-    dk = plant._dk(ctx, "test")
-    M = plant.CalcMassMatrix(ctx)
-    pc = plant._contact_points(ctx)
     model = plant.compiled_model()
+    dk = dynamics.kinematics(model, ctx)
+    M = plant.CalcMassMatrix(ctx)
+    pc = point_contact.contact_slots(model, ctx)
     problem, R_WC = build_problem(StepData(model.topology, model.discrete, model.time_step, dk,
                                            M, ctx.v, ctx.q, ctx.v), pc)
     p_WC = pc.p_WC

@@ -11,6 +11,7 @@ import numpy as np
 
 import tests.helpers.random_trees as rt
 from jaxbody.algorithms.batch_minor import dispatch
+from jaxbody.engine.forces import reflected_inertia
 
 KIND_SETS = {
     "drake": rt.DRAKE_KINDS,
@@ -49,7 +50,7 @@ def case(kinds, seed, num_bodies=6):
     P = ctx.parameters
     topo = plant._topology
     rest = (P.mass, P.com, P.unit_inertia, P.frame_R, P.frame_p, P.gravity)
-    refl = plant._reflected_inertia(ctx)
+    refl = reflected_inertia(plant.compiled_model(), ctx)
 
     def fast(q, v, t, f):
         return dispatch.forward_dynamics(topo, q, v, t, refl, f, *rest)

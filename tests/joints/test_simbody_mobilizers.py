@@ -23,6 +23,7 @@ import numpy as np
 import pytest
 
 import jaxbody as jb
+from jaxbody.engine.dynamics import analytic_state_derivatives
 from jaxbody.joints import simbody_kinds as sk
 from jaxbody.math.so3 import quaternion_to_rotation, rotation_to_quaternion, rotation_to_rpy
 from tests.helpers import random_trees as rt
@@ -299,7 +300,7 @@ def test_vmap_and_gradients_on_the_autodiff_path():
     (not the analytic RNEA derivatives); vmap runs the batch-minor kernels."""
     spec, rng = _spec(0, PROJECTED_KINDS)
     plant = rt.build_jaxbody(spec)
-    assert not plant._analytic_state_derivatives()
+    assert not analytic_state_derivatives(plant.compiled_model())
     base = plant.CreateDefaultContext()
     qs = jnp.asarray(np.stack([rt.random_state(rng, plant)[0] for _ in range(4)]))
     v = jnp.asarray(rng.normal(size=plant.num_velocities()))

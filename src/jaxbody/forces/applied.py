@@ -41,11 +41,11 @@ class ExternallyAppliedSpatialForce:
         return f"ExternallyAppliedSpatialForce(body_index={self.body_index})"
 
 
-def spatial_forces_to_body_forces(plant, R_WB, F, forces, dtype):
+def spatial_forces_to_body_forces(num_bodies, R_WB, F, forces, dtype):
     """Adds a list of `ExternallyAppliedSpatialForce` into ``F`` (num_bodies, 6) ``F_Bo_W`` rows.
 
     Args:
-        plant: the finalized plant (for sizes and messages).
+        num_bodies: the model's number of bodies (to check the indices).
         R_WB: (num_bodies, 3, 3) body orientations in BodyIndex order.
         F: (num_bodies, 6) accumulator.
         forces: list (or tuple) of `ExternallyAppliedSpatialForce`.
@@ -55,7 +55,7 @@ def spatial_forces_to_body_forces(plant, R_WB, F, forces, dtype):
     """
     if isinstance(forces, ExternallyAppliedSpatialForce):
         forces = [forces]
-    nb = plant.num_bodies()
+    nb = int(num_bodies)
     for k, item in enumerate(forces):
         if not isinstance(item, ExternallyAppliedSpatialForce):
             raise TypeError(f"applied_spatial_force[{k}]: expected an ExternallyAppliedSpatialForce, "

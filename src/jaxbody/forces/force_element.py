@@ -36,12 +36,15 @@ class ElementKinematics(NamedTuple):
         R_WB: (num_bodies, 3, 3) body orientations, in BodyIndex order.
         p_WB: (num_bodies, 3) body origins in World (m).
         V_WB: (num_bodies, 6) ``[w_WB; v_WBo]`` in World.
+        gravity_mass: (num_bodies,) the masses gravity acts on (zero for the world and the
+            bodies of gravity-disabled model instances).
     """
 
     context: object
     R_WB: jax.Array
     p_WB: jax.Array
     V_WB: jax.Array
+    gravity_mass: jax.Array
 
     def frame_pose(self, frame):
         """(R_WF (3, 3), p_WoFo_W (3,)) of a frame, from the frame parameters in the context."""

@@ -73,8 +73,7 @@ class UniformGravityFieldElement(ForceElement):
 
     # --- Contributions -----------------------------------------------------------------------
     def _masses(self, ek):
-        plant = self.GetParentPlant()
-        return plant._gravity_masses(ek.context.parameters)
+        return ek.gravity_mass
 
     def _com_world(self, ek):
         r = jnp.einsum("nij,nj->ni", ek.R_WB, ek.context.parameters.com)  # p_BoBcm_W

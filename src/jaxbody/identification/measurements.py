@@ -28,6 +28,7 @@ import numpy as np
 from jaxbody.algorithms import rnea
 from jaxbody.algorithms.dynamics_kinematics import dynamics_kinematics, subtree_sum
 from jaxbody.algorithms.spatial import matvec
+from jaxbody.engine.forces import reflected_inertia
 
 
 def joint_torques(plant, context, vdot):
@@ -96,7 +97,7 @@ def _torques_and_wrenches(plant, context, vdot, bodies, what):
     A_g = jnp.concatenate([jnp.zeros(3, P.gravity.dtype), P.gravity])
     F_O = rnea.body_forces_for_vdot(topo, dk, vdot) - matvec(dk.M_O, A_g).at[0].set(0.0)
     tau = (rnea.project_to_joints(topo, dk, F_O) + P.damping * context.v
-           + plant._reflected_inertia(context) * vdot)
+           + reflected_inertia(plant.compiled_model(), context) * vdot)
     F_sub = subtree_sum(topo, F_O)[nodes]  # about Wo, expressed in W
     p_WB, R_WB = dk.pk.p_WB[nodes], dk.pk.R_WB[nodes]
     t_Bo_W = F_sub[:, :3] - jnp.cross(p_WB, F_sub[:, 3:])

@@ -187,6 +187,8 @@ class Joint(MultibodyElement):
             raise TypeError(f"Joint '{self._name}': the random distribution must be a callable "
                             f"key -> ({self.kind.nq},) array, got {type(sampler).__name__}")
         self._random_sampler = sampler
+        if self._plant is not None and self._plant.is_finalized():
+            self._plant._invalidate_content_key()  # traced code reads the sampler
 
     def _random_positions(self, key, dtype):
         """(q, drawn): this joint's sampled q, or its default if it has no distribution."""

@@ -86,7 +86,7 @@ class JointKind:
     # fixed in F). Must be transitive. The analytic RNEA derivatives
     # (`algorithms/rnea_derivatives.py`) rely on it; a test checks it against subspace_dot_v.
     # None: the columns are not carried rigidly; the plant then differentiates the dynamics by
-    # forward-mode autodiff instead (`MultibodyPlant._analytic_state_derivatives`).
+    # forward-mode autodiff instead (`jaxbody.engine.dynamics.analytic_state_derivatives`).
     moves = ()
 
     @classmethod

@@ -10,76 +10,32 @@ M includes each actuator's reflected rotor inertia ``rotor_inertia · gear_ratio
 
 from __future__ import annotations
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbody.algorithms import aba, crba, energy, rnea, rnea_derivatives
-from jaxbody.algorithms.batch_minor import dispatch as batch_minor
-from jaxbody.algorithms.dynamics_kinematics import dynamics_kinematics
-from jaxbody.algorithms.implicit_dynamics import (
-    StatePart,
-    implicit_forward_dynamics,
-    with_state_jacobians,
-)
-from jaxbody.algorithms.spatial import wrench_about_origin
 from jaxbody.core.checks import check_shape
 from jaxbody.core.elements import JointIndex
-from jaxbody.joints.simbody_kinds import Gimbal, gimbal_lock
-from jaxbody.math.cholesky import cholesky, cholesky_solve, spd_solve
+from jaxbody.engine import discrete_step as ds
+from jaxbody.engine import dynamics as dyn
+from jaxbody.engine import forward_dynamics as fd
+from jaxbody.engine import kinematics as kin
+from jaxbody.engine import state as st
 
 
 class DynamicsAPI:
-    # --- Shared pieces ------------------------------------------------------------------------
-    def _dk(self, context, what):
-        self._check_context(context, what)
-        return dynamics_kinematics(self._topology, context.q, context.v, context.parameters)
-
-    @staticmethod
-    def _frozen(context):
-        """``context`` with (q, v) cut from differentiation (see `implicit_dynamics.StatePart`)."""
-        return context.replace(q=jax.lax.stop_gradient(context.q),
-                               v=jax.lax.stop_gradient(context.v))
-
-    def _actuated_dofs(self):
-        return np.asarray([a.joint().velocity_start() for a in self._actuators], np.int64)
-
-    def _reflected_inertia(self, context):
-        P = context.parameters
-        refl = jnp.zeros(self._topology.nv, context.v.dtype)
-        if not self._actuators:
-            return refl
-        return refl.at[self._actuated_dofs()].add(P.rotor_inertia * P.gear_ratio**2)
-
-    def _applied(self, context, dk, forces):
-        """(F_O (n, 6) in node order, τ (nv,)) from a `MultibodyForces` (or None)."""
-        if forces is None:
-            return None, None
-        F = forces.body_forces()[self._topology.node_body]
-        return wrench_about_origin(F, dk.pk.p_WB), forces.generalized_forces()
-
-    def _check_vector(self, what, x, n):
-        return check_shape(what, x, (n,))
+    """Mixin of `MultibodyPlant`: Drake's dynamics methods, forwarded to `jaxbody.engine`."""
 
     # --- Mass matrix -------------------------------------------------------------------------
     def CalcMassMatrix(self, context):
         """M(q): (nv, nv) by the composite-rigid-body algorithm (`algorithms/crba.py`; under
         `jax.vmap` its batch-minor form, `algorithms/batch_minor/`)."""
         self._check_context(context, "CalcMassMatrix")
-        P = context.parameters
-        M = batch_minor.mass_matrix(self._topology, context.q, P.mass, P.com, P.unit_inertia,
-                                    P.frame_R, P.frame_p)
-        return M + jnp.diag(self._reflected_inertia(context))
+        return dyn.mass_matrix(self._model, context)
 
     def CalcMassMatrixViaInverseDynamics(self, context):
         """M(q) column by column: M e_k = ID(q, v = 0, v̇ = e_k) (O(n²), for checking)."""
         self._check_context(context, "CalcMassMatrixViaInverseDynamics")
-        ctx0 = context.replace(v=jnp.zeros_like(context.v))
-        dk = self._dk(ctx0, "CalcMassMatrixViaInverseDynamics")
-        refl = self._reflected_inertia(context)
-        eye = jnp.eye(self._topology.nv, dtype=context.v.dtype)
-        cols = jax.vmap(lambda e: rnea.inverse_dynamics(self._topology, dk, e) + refl * e)(eye)
-        return cols.T
+        return dyn.mass_matrix_via_inverse_dynamics(self._model, context)
 
     # --- Inverse dynamics ----------------------------------------------------------------------
     def CalcInverseDynamics(self, context, known_vdot, external_forces=None):
@@ -90,54 +46,32 @@ class DynamicsAPI:
             known_vdot: (nv,) generalized accelerations.
             external_forces: `MultibodyForces` or None.
         """
-        vdot = self._check_vector("CalcInverseDynamics: known_vdot", known_vdot,
-                                  self._topology.nv).astype(context.v.dtype)
+        self._require_finalized("CalcInverseDynamics")
+        vdot = check_shape("CalcInverseDynamics: known_vdot", known_vdot,
+                           (self._model.nv,)).astype(context.v.dtype)
         self._check_context(context, "CalcInverseDynamics")
-
-        def inverse_dynamics(a, _, freeze_state=False):
-            ctx, vd, forces = a
-            state = self._frozen(ctx) if freeze_state else ctx
-            P = ctx.parameters
-            out = batch_minor.inverse_dynamics(
-                self._topology, state.q, state.v, vd,
-                None if forces is None else forces.body_forces().astype(vd.dtype),
-                P.mass, P.com, P.unit_inertia, P.frame_R, P.frame_p)
-            if forces is not None:
-                out = out - forces.generalized_forces()
-            return out + self._reflected_inertia(ctx) * vd
-
-        state = StatePart(
-            context.q, context.v, lambda a, _: inverse_dynamics(a, _, freeze_state=True),
-            lambda a, _: self._inverse_dynamics_state_jacobians(a[0], a[1], "CalcInverseDynamics",
-                                                                False, a[2]))
-        state = state if self._analytic_state_derivatives() else None
-        return with_state_jacobians(inverse_dynamics, (context, vdot, external_forces), state)
+        return dyn.inverse_dynamics(self._model, context, vdot, external_forces)
 
     def CalcBiasTerm(self, context):
         """C(q, v) v: (nv,), the Coriolis, centripetal and gyroscopic terms."""
-        dk = self._dk(context, "CalcBiasTerm")
-        return rnea.inverse_dynamics(self._topology, dk, jnp.zeros_like(context.v))
+        self._check_context(context, "CalcBiasTerm")
+        return dyn.bias_term(self._model, context)
 
     def CalcGravityGeneralizedForces(self, context):
         """τ_g(q): (nv,), gravity's generalized forces, on the right-hand side of the EOM."""
-        dk = self._dk(context, "CalcGravityGeneralizedForces")
-        return energy.gravity_generalized_forces(self._topology, dk,
-                                                 self._gravity_parameters(context.parameters))
+        self._check_context(context, "CalcGravityGeneralizedForces")
+        return dyn.gravity_generalized_forces(self._model, context)
 
     def CalcGeneralizedForces(self, context, forces):
         """τ_app + Σ_b J_bᵀ F_b: the generalized forces equivalent to ``forces``."""
-        dk = self._dk(context, "CalcGeneralizedForces")
-        F_O, tau = self._applied(context, dk, forces)
-        return tau + rnea.project_to_joints(self._topology, dk, F_O.at[0].set(0.0))
+        self._check_context(context, "CalcGeneralizedForces")
+        return dyn.generalized_forces(self._model, context, forces)
 
     # --- Actuation ----------------------------------------------------------------------------
     def MakeActuationMatrix(self):
         """B: (nv, num_actuators) with B[velocity_start(joint), actuator] = 1."""
         self._require_finalized("MakeActuationMatrix")
-        B = np.zeros((self._topology.nv, len(self._actuators)))
-        for a in self._actuators:
-            B[a.joint().velocity_start(), int(a.index())] = 1.0
-        return B
+        return self._model.actuators.actuation_matrix(self._model.nv)
 
     def MakeActuatorSelectorMatrix(self, user_to_actuator_index_map):
         """Su: (num_actuators, k) so that u = Su u_s, for actuator (or joint) indices."""
@@ -174,36 +108,6 @@ class DynamicsAPI:
         return Sx
 
     # --- Forward dynamics ---------------------------------------------------------------------
-    def _total_generalized_forces(self, context, actuation, forces):
-        """−D v + B sat(u) + τ_app; ``actuation``: (num_actuators,), a dict per model instance,
-        or None (see `ForcesAPI.AssembleActuation`)."""
-        tau = -context.parameters.damping * context.v
-        if actuation is not None:
-            u = self.SaturateActuation(self.AssembleActuation(actuation, context.v.dtype))
-            tau = tau + jnp.asarray(self.MakeActuationMatrix(), context.v.dtype) @ u
-        if forces is not None:
-            tau = tau + forces.generalized_forces()
-        return tau
-
-    def _continuous_actuation(self, context, actuation, desired_state, what):
-        """The actuation of a continuous plant with Drake's explicit PD controllers: for each
-        armed PD-controlled actuator u = clamp(−Kp(q − q_d) − Kd(v − v_d) + u_ff, −e, e) at
-        ``context``'s state (u_ff its actuation input), the others' input as given.
-        ``desired_state`` as in `CalcDiscreteStep`; None disarms every controller (Drake's
-        unconnected desired-state port), returning ``actuation`` unchanged."""
-        if desired_state is None:
-            return actuation
-        (qd, vd, u_ff, on), u = self._pd_inputs(desired_state, actuation, context.v.dtype, what)
-        layout, c = self._discrete_static(), context.parameters.constraints
-        dtype = context.v.dtype
-        e = jnp.asarray(layout.pd.effort, dtype)
-        u_pd = jnp.clip(-jnp.asarray(c["pd_kp"], dtype) * (context.q[layout.pd.q] - qd)
-                        - jnp.asarray(c["pd_kd"], dtype) * (context.v[layout.pd.dof] - vd)
-                        + u_ff, -e, e)
-        pd = layout.pd.actuator
-        u = jnp.zeros(self.num_actuators(), dtype) if u is None else u
-        return u.at[pd].set(jnp.where(on > 0, u_pd, u[pd]))
-
     def CalcGeneralizedAccelerations(self, context, actuation=None, applied_forces=None,
                                      method=None, *, applied_generalized_force=None,
                                      applied_spatial_force=None, desired_state=None):
@@ -224,28 +128,13 @@ class DynamicsAPI:
                 actuators apply Drake's explicit law clamp(−Kp(q − q_d) − Kd(v − v_d) + u,
                 −e, e) in place of their actuation u.
         """
-        method = method or self.forward_dynamics_method()
-        if method not in ("aba", "crba"):
+        if method not in (None, "aba", "crba"):
             raise ValueError(f"forward dynamics method must be 'aba' or 'crba', got {method!r}")
         self._check_context(context, "CalcGeneralizedAccelerations")
-        actuation = self._continuous_actuation(context, actuation, desired_state,
-                                               "CalcGeneralizedAccelerations")
-        inputs = (context, actuation, applied_forces, applied_generalized_force,
-                  applied_spatial_force)
-        what = "CalcGeneralizedAccelerations"
-        state = StatePart(
-            context.q, context.v,
-            lambda a, vdot: self._velocity_residual(*a, vdot, what, freeze_state=True),
-            lambda a, vdot: self._inverse_dynamics_state_jacobians(a[0], vdot, what, True, a[2]))
-        state = state if self._analytic_state_derivatives() else None
-        vdot = implicit_forward_dynamics(
-            lambda a: self._forward_dynamics(*a, method=method),
-            lambda a, vdot: self._velocity_residual(*a, vdot, what),
-            lambda a: self.CalcMassMatrix(a[0]),
-            inputs, state,
-            factored_solve=(lambda a: self._crba_factored(*a)) if method == "crba" else None)
-        self._check_nonsingular(context, vdot, what)
-        return vdot
+        return fd.generalized_accelerations(
+            self._model, context, actuation, applied_forces, method,
+            applied_generalized_force=applied_generalized_force,
+            applied_spatial_force=applied_spatial_force, desired_state=desired_state)
 
     def EvalBodySpatialAccelerationInWorld(self, context, body, actuation=None,
                                            applied_forces=None, **inputs):
@@ -257,153 +146,14 @@ class DynamicsAPI:
         self._check_context(context, what)
         if body.GetParentPlant() is not self:
             raise ValueError(f"{what}: body '{body.name()}' belongs to another plant")
-        if self.is_discrete():
-            step = self.CalcDiscreteStep(context, actuation, applied_forces, **inputs)
-            vdot = (step.context.v - context.v) / self._time_step
+        model = self._model
+        if model.is_discrete:
+            step = ds.step(model, context, actuation, applied_forces, **inputs)
+            vdot = (step.context.v - context.v) / model.time_step
         else:
-            vdot = self.CalcGeneralizedAccelerations(context, actuation, applied_forces, **inputs)
-        return self.CalcSpatialAccelerationsFromVdot(context, vdot)[int(body.index())]
-
-    def _check_nonsingular(self, context, result, what):
-        """Raises, naming the body, when a concrete (not traced) ``result`` is non-finite
-        because the mass matrix is singular, as Drake raises when it meets a singular
-        articulated-body hinge inertia: a joint whose outboard bodies have no mass at all, or
-        have no inertia along its motion at this configuration (M's diagonal entry is zero),
-        and no reflected rotor inertia. Under jit the result stays NaN."""
-        if isinstance(result, jax.core.Tracer) or bool(np.all(np.isfinite(np.asarray(result)))):
-            return
-        if isinstance(context.q, jax.core.Tracer) or isinstance(context.parameters.mass,
-                                                                jax.core.Tracer):
-            return
-        topo = self._topology
-        outboard = topo.ancestor.T.astype(float) @ np.asarray(context.parameters.mass)[
-            topo.node_body]  # total mass of each node's subtree
-        diag = np.diag(np.asarray(self.CalcMassMatrix(context)))
-        scale = max(float(np.max(np.abs(diag), initial=0.0)), 1e-300)
-        for j in self._joints:  # host side, on concrete values only
-            if j.num_velocities() == 0:
-                continue
-            if j.kind is Gimbal and bool(gimbal_lock(np.asarray(j.GetPositions(context)))):
-                raise ValueError(
-                    f"{what}: gimbal joint '{j.name()}' is at its singularity (middle angle "
-                    "±90°, |cos θ1| < 1e-3): its first and third axes align and the mass "
-                    "matrix is singular. Use a BallJoint (quaternion) for large rotations.")
-            vs = slice(j.velocity_start(), j.velocity_start() + j.num_velocities())
-            node = int(np.flatnonzero(topo.node_joint == int(j.index()))[0])
-            child = self._bodies[int(topo.node_body[node])]  # outboard, reversed or not
-            massless = outboard[node] <= 0.0
-            if not (massless or np.any(diag[vs] <= 1e-14 * scale)):
-                continue
-            why = ("it and every body outboard of it have zero mass" if massless else
-                   "the bodies outboard of it have no inertia along its motion in this "
-                   "configuration")
-            raise ValueError(
-                f"{what}: encountered a singular articulated body hinge inertia at body "
-                f"'{child.name()}' (joint '{j.name()}'): {why}. Please ensure that this body "
-                "has non-zero inertia along all axes of motion (e.g. AddRigidBody(name, "
-                "SpatialInertia(...)) or RigidBody.SetSpatialInertiaInBodyFrame(context, M)).")
-
-    def _forward_dynamics(self, context, actuation, applied_forces, applied_generalized_force,
-                          applied_spatial_force, method):
-        """v̇ by ``method``, differentiated by plain autodiff through the algorithm (the
-        reference for `implicit_forward_dynamics`' rule). ABA without force elements, applied
-        spatial forces or gravity-disabled bodies goes through `batch_minor.dispatch`, whose
-        `jax.vmap` runs the batch-minor kernel."""
-        if method == "aba" and self._batch_minor_eligible(applied_spatial_force):
-            return self._batch_minor_forward_dynamics(context, actuation, applied_forces,
-                                                      applied_generalized_force)
-        dk = self._dk(context, "CalcGeneralizedAccelerations")
-        tau, F_O = self._dynamics_inputs(context, dk, actuation, applied_forces,
-                                         applied_generalized_force, applied_spatial_force,
-                                         for_aba=method == "aba")
-        topo, refl = self._topology, self._reflected_inertia(context)
-        if method == "aba":
-            return aba.forward_dynamics(topo, dk, tau, context.parameters.gravity, F_O, refl)
-        M, rhs = crba.forward_dynamics_system(
-            topo, dk, tau, self._gravity_parameters(context.parameters), F_O, refl)
-        return spd_solve(M, rhs)
-
-    def _crba_factored(self, context, actuation, applied_forces, applied_generalized_force,
-                       applied_spatial_force):
-        """(v̇, L): CRBA + Cholesky forward dynamics and the factor L Lᵀ = M + diag(reflected
-        inertia), for `implicit_forward_dynamics`' tangent rule (not differentiable itself)."""
-        dk = self._dk(context, "CalcGeneralizedAccelerations")
-        tau, F_O = self._dynamics_inputs(context, dk, actuation, applied_forces,
-                                         applied_generalized_force, applied_spatial_force,
-                                         for_aba=False)
-        M, rhs = crba.forward_dynamics_system(
-            self._topology, dk, tau, self._gravity_parameters(context.parameters), F_O,
-            self._reflected_inertia(context))
-        L = cholesky(M)
-        return cholesky_solve(L, rhs), L
-
-    def _batch_minor_eligible(self, applied_spatial_force):
-        """Whether ABA's inputs need no kinematics outside the kernel."""
-        return (not self._elements() and not applied_spatial_force
-                and self._gravity_disabled_bodies().size == 0
-                and not self._has_continuous_contact())
-
-    def _batch_minor_forward_dynamics(self, context, actuation, applied_forces,
-                                      applied_generalized_force):
-        tau = self._total_generalized_forces(context, actuation, applied_forces)
-        if applied_generalized_force is not None:
-            tau = tau + check_shape("applied_generalized_force", applied_generalized_force,
-                                     (self._topology.nv,)).astype(tau.dtype)
-        F = None if applied_forces is None else applied_forces.body_forces().astype(tau.dtype)
-        P = context.parameters
-        return batch_minor.forward_dynamics(
-            self._topology, context.q, context.v, tau, self._reflected_inertia(context), F,
-            P.mass, P.com, P.unit_inertia, P.frame_R, P.frame_p, P.gravity)
-
-    def _velocity_residual(self, context, actuation, applied_forces, applied_generalized_force,
-                           applied_spatial_force, vdot, what, freeze_state=False):
-        """M v̇ + C v − τ_g − τ_app − B u + D v − τ_elements − Σ Jᵀ F: (nv,), zero at the v̇ of
-        `CalcGeneralizedAccelerations`; ``what`` names the caller in errors.
-
-        With ``freeze_state``, the (q, v) dependence of M v̇ + C v − τ_g − Σ Jᵀ F_app (F_app:
-        the body forces of ``applied_forces``; the part `_inverse_dynamics_state_jacobians`
-        differentiates) is stopped."""
-        dk = self._dk(context, what)
-        dk_core = dk
-        if freeze_state:
-            dk_core = self._dk(self._frozen(context), what)
-        tau, F_O = self._dynamics_inputs(context, dk, actuation, applied_forces,
-                                         applied_generalized_force, applied_spatial_force,
-                                         for_aba=False, body_forces=False)
-        gparams = self._gravity_parameters(context.parameters)
-        F_app, _ = self._applied(context, dk_core, applied_forces)
-        r = (rnea.inverse_dynamics(self._topology, dk_core, vdot, F_app)
-             + self._reflected_inertia(context) * vdot - tau
-             - energy.gravity_generalized_forces(self._topology, dk_core, gparams))
-        if F_O is not None:
-            r = r - rnea.project_to_joints(self._topology, dk, F_O.at[0].set(0.0))
-        return r
-
-    def _analytic_state_derivatives(self) -> bool:
-        """Whether every joint kind's columns are carried rigidly (``JointKind.moves``), so the
-        (q, v) tangents of the dynamics come from the analytic RNEA derivatives; otherwise (an
-        `EllipsoidJoint`, a `CustomJoint`) they come from forward-mode autodiff."""
-        return all(g.kind.moves is not None for g in self._topology.groups)
-
-    def _inverse_dynamics_state_jacobians(self, context, vdot, what, gravity, forces=None):
-        """(∂/∂q (nv, nq), ∂/∂v (nv, nv)) of M v̇ + C v − Σ Jᵀ F (− τ_g if ``gravity``), F the
-        body forces of the `MultibodyForces` ``forces``, analytically
-        (`algorithms/rnea_derivatives.py`)."""
-        topo, P = self._topology, context.parameters
-        self._check_context(context, what)
-        disabled = self._gravity_disabled_bodies()
-        if not gravity or disabled.size == 0:  # batch-minor under vmap (every body or none)
-            F = None if forces is None else forces.body_forces().astype(vdot.dtype)
-            return batch_minor.inverse_dynamics_derivatives(
-                topo, context.q, context.v, vdot, F, P.mass, P.com, P.unit_inertia, P.frame_R,
-                P.frame_p, P.gravity if gravity else None)
-        dk = self._dk(context, what)
-        on = np.ones(len(self._bodies))
-        on[disabled] = 0.0
-        F = None if forces is None else forces.body_forces()[topo.node_body]
-        Dd, Dv = rnea_derivatives.inverse_dynamics_derivatives(
-            topo, dk, context.v, vdot, P.gravity, on[topo.node_body], F)
-        return Dd @ rnea_derivatives.joint_delta_map(topo, context.q, Dd.dtype), Dv
+            vdot = fd.generalized_accelerations(model, context, actuation, applied_forces,
+                                                **inputs)
+        return kin.spatial_accelerations_from_vdot(model, context, vdot)[int(body.index())]
 
     def forward_dynamics_method(self) -> str:
         """The forward-dynamics algorithm chosen at Finalize: CRBA + Cholesky for nv <= 12, ABA
@@ -413,7 +163,7 @@ class DynamicsAPI:
         grows only linearly with the number of bodies while the dense factorization grows with
         nv³. Pass ``method=`` to choose explicitly."""
         self._require_finalized("forward_dynamics_method")
-        return "crba" if self._topology.nv <= 12 else "aba"
+        return self._model.forward_dynamics_method
 
     def CalcTimeDerivatives(self, context, actuation=None, applied_forces=None, *,
                             applied_generalized_force=None, applied_spatial_force=None,
@@ -425,7 +175,7 @@ class DynamicsAPI:
             context, actuation, applied_forces, method,
             applied_generalized_force=applied_generalized_force,
             applied_spatial_force=applied_spatial_force, desired_state=desired_state)
-        return jnp.concatenate([self.MapVelocityToQDot(context, context.v), vdot])
+        return jnp.concatenate([st.map_velocity_to_qdot(self._model, context, context.v), vdot])
 
     def CalcImplicitTimeDerivativesResidual(self, context, proposed_derivatives, actuation=None,
                                             applied_forces=None, *, applied_generalized_force=None,
@@ -433,40 +183,35 @@ class DynamicsAPI:
         """Residual (nq + nv,) of the implicit EOM at ẋ = ``proposed_derivatives``:
         [q̇ − N(q) v; M v̇ + C v − τ_g − τ_app − B u + D v − τ_elements − Σ Jᵀ F]; zero at the
         true ẋ."""
-        nq, nv = self._topology.nq, self._topology.nv
-        xdot = self._check_vector("CalcImplicitTimeDerivativesResidual: proposed_derivatives",
-                                  proposed_derivatives, nq + nv)
+        what = "CalcImplicitTimeDerivativesResidual"
+        self._require_finalized(what)
+        model = self._model
+        nq, nv = model.nq, model.nv
+        xdot = check_shape(f"{what}: proposed_derivatives", proposed_derivatives, (nq + nv,))
         qdot, vdot = xdot[:nq], xdot[nq:]
-        self._check_context(context, "CalcImplicitTimeDerivativesResidual")
-        actuation = self._continuous_actuation(context, actuation, desired_state,
-                                               "CalcImplicitTimeDerivativesResidual")
-        r_q = qdot - self.MapVelocityToQDot(context, context.v)
-        r_v = self._velocity_residual(context, actuation, applied_forces,
-                                      applied_generalized_force, applied_spatial_force, vdot,
-                                      "CalcImplicitTimeDerivativesResidual")
+        self._check_context(context, what)
+        r_q = qdot - st.map_velocity_to_qdot(model, context, context.v)
+        r_v = fd.velocity_residual_at(model, context, vdot, actuation, applied_forces,
+                                      applied_generalized_force, applied_spatial_force,
+                                      desired_state, what)
         return jnp.concatenate([r_q, r_v])
 
     # --- Energy and power -------------------------------------------------------------------
     def CalcKineticEnergy(self, context):
         """½ vᵀ M(q) v (J), including reflected rotor inertia."""
-        dk = self._dk(context, "CalcKineticEnergy")
-        refl = self._reflected_inertia(context)
-        return energy.kinetic_energy(dk) + 0.5 * jnp.sum(refl * context.v**2)
+        self._check_context(context, "CalcKineticEnergy")
+        return dyn.kinetic_energy(self._model, context)
 
     def CalcPotentialEnergy(self, context):
         """U (J): gravitational, −Σ m g·p_WBcm over bodies with gravity enabled, plus every
         force element's (springs, door hinges, bushings)."""
-        dk = self._dk(context, "CalcPotentialEnergy")
-        gparams = self._gravity_parameters(context.parameters)
-        return (energy.potential_energy(self._topology, dk.pk, gparams)
-                + self._elements_sum(context, dk, "_potential_energy"))
+        self._check_context(context, "CalcPotentialEnergy")
+        return dyn.potential_energy(self._model, context)
 
     def CalcConservativePower(self, context):
         """Pc = −dU/dt (W), gravity's and the force elements'."""
-        dk = self._dk(context, "CalcConservativePower")
-        gparams = self._gravity_parameters(context.parameters)
-        return (energy.conservative_power(self._topology, dk.pk, dk.vk, gparams)
-                + self._elements_sum(context, dk, "_conservative_power"))
+        self._check_context(context, "CalcConservativePower")
+        return dyn.conservative_power(self._model, context)
 
     def CalcNonConservativePower(self, context):
         """Power of the force elements' non-conservative forces (W), as Drake defines it.
@@ -474,10 +219,10 @@ class DynamicsAPI:
         Joint damping is not a force element and is not counted (pydrake returns 0 for a plant
         with only joint damping); its power is ``-vᵀ D v``, see `CalcJointDampingPower`.
         """
-        dk = self._dk(context, "CalcNonConservativePower")
-        return self._elements_sum(context, dk, "_non_conservative_power")
+        self._check_context(context, "CalcNonConservativePower")
+        return dyn.non_conservative_power(self._model, context)
 
     def CalcJointDampingPower(self, context):
         """Power dissipated by joint damping, ``-vᵀ D v`` (W, <= 0)."""
         self._check_context(context, "CalcJointDampingPower")
-        return -jnp.sum(context.parameters.damping * context.v**2)
+        return dyn.joint_damping_power(self._model, context)

@@ -15,16 +15,10 @@ damping enters as −D v.
 
 from __future__ import annotations
 
-import dataclasses
-
-import jax.numpy as jnp
-import numpy as np
-
-from jaxbody.algorithms.spatial import wrench_about_origin
-from jaxbody.core.checks import check_shape
-from jaxbody.core.multibody_forces import MultibodyForces
-from jaxbody.forces.applied import spatial_forces_to_body_forces
-from jaxbody.forces.force_element import ElementKinematics, ForceElement, ForceElementIndex
+from jaxbody.engine import actuation as act
+from jaxbody.engine import dynamics as dyn
+from jaxbody.engine import forces as fo
+from jaxbody.forces.force_element import ForceElement, ForceElementIndex
 from jaxbody.forces.gravity import UniformGravityFieldElement
 
 
@@ -74,65 +68,13 @@ class ForcesAPI:
         return self.gravity_field().is_enabled(self._check_instance(model_instance,
                                                                     "is_gravity_enabled"))
 
-    # --- Gravity per model instance ------------------------------------------------------------
-    def _gravity_disabled_bodies(self) -> np.ndarray:
-        off = self.gravity_field()._disabled
-        return np.asarray([int(b.index()) for b in self._bodies
-                           if int(b.model_instance()) in off], np.int64)
-
-    def _gravity_masses(self, params):
-        """(num_bodies,) masses that feel gravity: zero for the world and disabled instances."""
-        mass = params.mass.at[0].set(0.0)
-        idx = self._gravity_disabled_bodies()
-        return mass if idx.size == 0 else mass.at[idx].set(0.0)
-
-    def _gravity_parameters(self, params):
-        """``params`` with the masses of gravity-disabled bodies set to zero (for U and τ_g)."""
-        if self._gravity_disabled_bodies().size == 0:
-            return params
-        return dataclasses.replace(params, mass=self._gravity_masses(params))
-
-    def _disabled_gravity_cancel(self, ek, F):
-        """Adds −m g at the COM of gravity-disabled bodies (ABA applies g to every body)."""
-        idx = self._gravity_disabled_bodies()
-        if idx.size == 0:
-            return F
-        P = ek.context.parameters
-        r = jnp.einsum("nij,nj->ni", ek.R_WB[idx], P.com[idx])
-        f = -P.mass[idx, None] * P.gravity[None, :]
-        return F.at[idx].add(jnp.concatenate([jnp.cross(r, f), f], -1))
-
-    # --- Element kinematics and contributions --------------------------------------------------
-    def _element_kinematics(self, context, what, dk=None):
-        if dk is None:
-            dk = self._dk(context, what)
-        nodes = self._topology.body_node
-        return ElementKinematics(context, dk.pk.R_WB[nodes], dk.pk.p_WB[nodes], dk.vk.V_WB[nodes])
-
-    def _elements(self):
-        return [fe for fe in self._force_elements if not isinstance(fe, UniformGravityFieldElement)]
-
-    def _element_forces(self, context, dk):
-        """(τ (nv,), F_Bo_W (num_bodies, 6)) of all force elements but gravity, or (None, None)."""
-        elements = self._elements()
-        if not elements:
-            return None, None
-        ek = self._element_kinematics(context, "force elements", dk)
-        tau = jnp.zeros_like(context.v)
-        F = jnp.zeros((len(self._bodies), 6), context.v.dtype)
-        for fe in elements:
-            tau, F = fe._add_forces(ek, context.parameters.force_elements[int(fe.index())], tau, F)
-        return tau, F
-
-    def _elements_sum(self, context, dk, method):
-        elements = self._elements()
-        total = jnp.zeros((), context.v.dtype)
-        if not elements:
-            return total
-        ek = self._element_kinematics(context, method, dk)
-        for fe in elements:
-            total = total + getattr(fe, method)(ek, context.parameters.force_elements[int(fe.index())])
-        return total
+    # --- Element kinematics (the force elements' own Calc* methods) ---------------------------
+    def _element_kinematics(self, context, what):
+        """`ElementKinematics` at ``context`` (for `ForceElement.CalcPotentialEnergy` and
+        the like)."""
+        self._check_context(context, what)
+        model = self._model
+        return fo.element_kinematics(model, dyn.kinematics(model, context), context)
 
     def CalcForceElementsContribution(self, context):
         """The forces of every force element, gravity and joint damping, as Drake's method.
@@ -141,13 +83,9 @@ class ForcesAPI:
             `MultibodyForces`: generalized forces (elements on joints, and −D v) and body
             spatial forces ``F_Bo_W`` (gravity at each COM, springs, bushings).
         """
-        dk = self._dk(context, "CalcForceElementsContribution")
-        ek = self._element_kinematics(context, "CalcForceElementsContribution", dk)
-        tau = -context.parameters.damping * context.v
-        F = jnp.zeros((len(self._bodies), 6), context.v.dtype)
-        for fe in self._force_elements:
-            tau, F = fe._add_forces(ek, context.parameters.force_elements[int(fe.index())], tau, F)
-        return MultibodyForces(None, tau, F)
+        self._check_context(context, "CalcForceElementsContribution")
+        model = self._model
+        return fo.force_elements_contribution(model, context, dyn.kinematics(model, context))
 
     # --- Actuation -------------------------------------------------------------------------
     def AssembleActuation(self, actuation, dtype=None):
@@ -158,52 +96,10 @@ class ForcesAPI:
         Raises:
             ValueError: naming the input and the expected size, on a size mismatch.
         """
-        nu = len(self._actuators)
-        if isinstance(actuation, dict):
-            u = jnp.zeros(nu, dtype or jnp.zeros(()).dtype)
-            for mi, ui in actuation.items():
-                idx = self._actuator_index(self._check_instance(mi, "actuation"))
-                name = self._instance_names[int(mi)]
-                ui = check_shape(f"actuation for model instance '{name}'", ui, (len(idx),))
-                u = u.at[idx].add(ui.astype(u.dtype))
-            return u
-        u = check_shape("actuation", actuation, (nu,))
-        return u if dtype is None else u.astype(dtype)
+        self._require_finalized("AssembleActuation")
+        return act.assemble(self._model, actuation, dtype)
 
     def SaturateActuation(self, u):
         """Clamps each u[i] to [−effort_limit, effort_limit] (as Drake, also in continuous time)."""
-        lim = self.GetEffortUpperLimits()
-        if not np.any(np.isfinite(lim)):
-            return u
-        return jnp.clip(u, -lim, lim)
-
-    # --- All the inputs of the dynamics ---------------------------------------------------------
-    def _dynamics_inputs(self, context, dk, actuation, applied_forces, applied_generalized_force,
-                         applied_spatial_force, for_aba, body_forces=True):
-        """(τ (nv,), F_O (n, 6) wrenches about Wo in node order, or None): damping, saturated
-        actuation, applied forces and force elements; for ABA also the gravity cancellation of
-        disabled model instances (the CRBA path uses masked masses instead). ``body_forces=False``
-        leaves out the body forces of ``applied_forces`` (the caller handles them)."""
-        tau = self._total_generalized_forces(context, actuation, applied_forces)
-        if applied_generalized_force is not None:
-            tau = tau + check_shape("applied_generalized_force", applied_generalized_force,
-                                     (self._topology.nv,)).astype(tau.dtype)
-        tau_fe, F = self._element_forces(context, dk)
-        if tau_fe is not None:
-            tau = tau + tau_fe
-        if applied_forces is not None and body_forces:
-            F = applied_forces.body_forces() if F is None else F + applied_forces.body_forces()
-        if applied_spatial_force is not None and len(applied_spatial_force):
-            F = jnp.zeros((len(self._bodies), 6), context.v.dtype) if F is None else F
-            F = spatial_forces_to_body_forces(self, dk.pk.R_WB[self._topology.body_node], F,
-                                              applied_spatial_force, context.v.dtype)
-        F_contact = self._continuous_contact_forces(context, dk)  # continuous plants only
-        if F_contact is not None:
-            F = F_contact if F is None else F + F_contact
-        if for_aba and self._gravity_disabled_bodies().size:
-            F = jnp.zeros((len(self._bodies), 6), context.v.dtype) if F is None else F
-            F = self._disabled_gravity_cancel(
-                self._element_kinematics(context, "gravity", dk), F)
-        if F is None:
-            return tau, None
-        return tau, wrench_about_origin(F[self._topology.node_body], dk.pk.p_WB)
+        self._require_finalized("SaturateActuation")
+        return act.saturate(self._model, u)

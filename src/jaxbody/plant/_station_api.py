@@ -25,6 +25,8 @@ Simbody name → jaxbody:
 from __future__ import annotations
 
 from jaxbody.core.checks import check_shape
+from jaxbody.engine import discrete_step as ds
+from jaxbody.engine import forward_dynamics as fd
 from jaxbody.engine import stations as st
 
 
@@ -43,9 +45,10 @@ class StationAPI:
         discrete plant the step's (v_next − v₀)/δt, as `EvalBodySpatialAccelerationInWorld`."""
         if vdot is not None:
             return check_shape(f"{what}: vdot", vdot, (self._topology.nv,))
-        if self.is_discrete():
-            return (self.CalcDiscreteStep(context).context.v - context.v) / self.time_step()
-        return self.CalcGeneralizedAccelerations(context)
+        model = self._model
+        if model.is_discrete:
+            return (ds.step(model, context).context.v - context.v) / model.time_step
+        return fd.generalized_accelerations(model, context)
 
     # --- locations ---------------------------------------------------------------------------
     def CalcStationLocationInWorld(self, context, body, p_BS):

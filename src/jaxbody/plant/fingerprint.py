@@ -8,8 +8,8 @@ geometry, contact and solver settings, ...) takes part in the comparison. A hand
 "static" fields misses some (an actuator's effort limit once did, and two plants differing only
 in it shared a compiled rollout). So the fingerprint walks the whole builder state instead:
 
-- every attribute of the plant, recursively, except its one `DerivedCaches` record (compiled
-  queries, jitted conveniences, the key itself: values computed from the plant, never part of
+- every attribute of the plant, recursively, except its one `DerivedCaches` record (the
+  compiled model, the key itself: values computed from the plant, never part of
   its identity; left out by type, so no attribute-naming convention can let a cache in);
 - every element in the plant's element lists in full; an element referred to from inside
   another element (a joint's frames, a geometry's body, the owning plant) by type and index;
@@ -36,13 +36,11 @@ from jaxbody.core.elements import MultibodyElement
 @dataclasses.dataclass(eq=False)
 class DerivedCaches:
     """What a finalized plant computes from its own content and keeps for reuse; left out of
-    the fingerprint. Each field is None until first needed."""
+    the fingerprint. Each field is None until first needed (compiled code lives in the engine's
+    caches keyed by the model, never here)."""
 
     content_key: str | None = None  # the fingerprint itself
     model: object = None  # the compiled `jaxbody.model.Model`
-    contact_query: object = None  # the compiled `ContactQuery`
-    contact_points_jit: object = None  # jitted contact points of `CalcContactResults`
-    surfaces_jit: object = None  # jitted surfaces of `ComputeContactSurfaces`
 
 
 def _fields(obj):
