@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 import jaxbody as jb
+from jaxbody.engine.dynamics import mass_matrix
 from jaxbody.geometry.collision.query import ContactQueryOptions
 
 BASE = dict(
@@ -157,6 +158,18 @@ def test_equal_builds_share_compiled_code(base):
     jg(base, base.CreateDefaultContext())
     jg(other, other.CreateDefaultContext())
     assert len(traces) == 1
+    # the compiled models are equal too: engine functions keyed on them share compiled code
+    model, other_model = base.compiled_model(), other.compiled_model()
+    assert model is not other_model and model == other_model and hash(model) == hash(other_model)
+
+    def m(model, ctx):
+        traces.append(1)
+        return mass_matrix(model, ctx)
+
+    jm = jax.jit(m, static_argnums=0)
+    jm(model, base.CreateDefaultContext())
+    jm(other_model, other.CreateDefaultContext())
+    assert len(traces) == 2
 
 
 @pytest.mark.parametrize("name", sorted(VARIANTS))
@@ -173,6 +186,7 @@ def test_each_builder_value_is_part_of_the_key(base, name):
     jf(base, base.CreateDefaultContext())
     jf(variant, variant.CreateDefaultContext())
     assert len(traces) == 2
+    assert variant.compiled_model() != base.compiled_model()
 
 
 def test_every_variant_name_is_a_builder_value():
@@ -242,4 +256,5 @@ def test_equal_builds_stay_equal_after_any_sequence_of_calls(base):
         CALLS[name](other)
         other._invalidate_content_key()
         assert other == base and hash(other) == hash(base), f"after {name}"
+        assert other.compiled_model() == base.compiled_model(), f"after {name}"
     assert other != build(stiffness=VARIANTS["stiffness"])
