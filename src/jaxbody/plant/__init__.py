@@ -3,8 +3,8 @@ and the Context live in `jaxbody.core`)."""
 
 from jaxbody.engine.jacobians import JacobianWrtVariable
 from jaxbody.plant._constraint_params_api import DistanceConstraintParams
-from jaxbody.plant._contact_model_api import ContactModel, DiscreteContactApproximation
 from jaxbody.plant.actuator import JointActuator, PdControllerGains
+from jaxbody.plant.contact_settings import ContactModel, DiscreteContactApproximation
 from jaxbody.plant.multibody_plant import MultibodyPlant
 
 __all__ = [

@@ -6,6 +6,8 @@ with ``jax.vmap`` and differentiated like masses:
 - couplers' gear ratio ρ and offset Δq; distances' length, stiffness and damping;
 - the PD-controlled actuators' gains Kp, Kd (``pd_kp``, ``pd_kd``, in actuator order).
 Setters return a new Context (jaxbody's functional counterpart of Drake's mutating setters).
+The defaults are `default_parameters`'s; constraints are found in the compiled model
+(``self._model.constraints``).
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ import dataclasses
 
 import jax.numpy as jnp
 import numpy as np
+
+from jaxbody.plant._core import PlantCore
 
 
 class DistanceConstraintParams:
@@ -45,33 +49,8 @@ class DistanceConstraintParams:
         return self._v[6]
 
 
-class ConstraintParamsAPI:
+class ConstraintParamsAPI(PlantCore):
     """Mixin of `MultibodyPlant`: constraint and PD-controller parameters in the Context."""
-
-    def _pd_actuators(self):
-        """The actuators with PD gains, in actuator order."""
-        return [a for a in self._actuators if a.has_controller()]
-
-    def _default_parameters(self, dtype):
-        params = super()._default_parameters(dtype)
-        c = {}
-        couplers, distances = self._coupler_specs(), self._distance_specs()
-        if couplers:
-            c["coupler_gear_ratio"] = jnp.asarray([s.gear_ratio for s in couplers], dtype)
-            c["coupler_offset"] = jnp.asarray([s.offset for s in couplers], dtype)
-        if distances:
-            c["distance_length"] = jnp.asarray([s.distance for s in distances], dtype)
-            c["distance_stiffness"] = jnp.asarray([s.stiffness for s in distances], dtype)
-            c["distance_damping"] = jnp.asarray([s.damping for s in distances], dtype)
-        for kind, specs in (("coupler", couplers), ("distance", distances),
-                            ("ball", self._ball_specs()), ("weld", self._weld_specs())):
-            if specs:
-                c[f"{kind}_active"] = jnp.ones(len(specs), dtype)
-        pd = self._pd_actuators()
-        if pd:
-            c["pd_kp"] = jnp.asarray([a.get_controller_gains().p for a in pd], dtype)
-            c["pd_kd"] = jnp.asarray([a.get_controller_gains().d for a in pd], dtype)
-        return dataclasses.replace(params, constraints=c) if c else params
 
     def _with_constraint_values(self, context, values):
         c = dict(context.parameters.constraints)
@@ -84,7 +63,7 @@ class ConstraintParamsAPI:
         """Whether constraint ``id`` is active in ``context`` (a traced 0/1 under jit; a bool
         for a concrete context)."""
         self._check_context(context, "GetConstraintActiveStatus")
-        kind, i = self._constraint_slot(id, "GetConstraintActiveStatus")
+        kind, i = self._model.constraints.slot(id, "GetConstraintActiveStatus")
         status = context.parameters.constraints[f"{kind}_active"][i]
         try:
             return bool(status > 0.5)
@@ -95,14 +74,14 @@ class ConstraintParamsAPI:
         """A new Context in which constraint ``id`` is active (``status`` True / 1) or not
         (False / 0); ``status`` may be traced (``jax.vmap`` over it)."""
         self._check_context(context, "SetConstraintActiveStatus")
-        kind, i = self._constraint_slot(id, "SetConstraintActiveStatus")
+        kind, i = self._model.constraints.slot(id, "SetConstraintActiveStatus")
         return self._with_constraint_values(context, [(f"{kind}_active", i, status)])
 
     def SetCouplerConstraintParameters(self, context, id, gear_ratio=None, offset=None):
         """A new Context with coupler ``id``'s gear ratio and/or offset replaced (jaxbody's
         functional counterpart of rebuilding the plant; traceable, vmappable)."""
         self._check_context(context, "SetCouplerConstraintParameters")
-        _, i = self._constraint_slot(id, "SetCouplerConstraintParameters", "coupler")
+        _, i = self._model.constraints.slot(id, "SetCouplerConstraintParameters", "coupler")
         return self._with_constraint_values(
             context, [("coupler_gear_ratio", i, gear_ratio), ("coupler_offset", i, offset)])
 
@@ -110,8 +89,8 @@ class ConstraintParamsAPI:
         """The `DistanceConstraintParams` of distance constraint ``id`` in ``context`` (length,
         stiffness and damping from the Context; traced under jit)."""
         self._check_context(context, "GetDistanceConstraintParams")
-        _, i = self._constraint_slot(id, "GetDistanceConstraintParams", "distance")
-        s, c = self._distance_specs()[i], context.parameters.constraints
+        _, i = self._model.constraints.slot(id, "GetDistanceConstraintParams", "distance")
+        s, c = self._model.constraints.distances[i], context.parameters.constraints
         return DistanceConstraintParams(s.body_A, np.asarray(s.p_AP), s.body_B,
                                         np.asarray(s.p_BQ), c["distance_length"][i],
                                         c["distance_stiffness"][i], c["distance_damping"][i])
@@ -127,8 +106,8 @@ class ConstraintParamsAPI:
         """
         what = "SetDistanceConstraintParams"
         self._check_context(context, what)
-        _, i = self._constraint_slot(id, what, "distance")
-        s = self._distance_specs()[i]
+        _, i = self._model.constraints.slot(id, what, "distance")
+        s = self._model.constraints.distances[i]
         if (int(params.bodyA()) != s.body_A or int(params.bodyB()) != s.body_B
                 or not np.allclose(np.asarray(params.p_AP(), float), s.p_AP)
                 or not np.allclose(np.asarray(params.p_BQ(), float), s.p_BQ)):

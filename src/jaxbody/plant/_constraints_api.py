@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from jaxbody.core.elements import BodyIndex, MultibodyConstraintId
+from jaxbody.core.elements import MultibodyConstraintId
 from jaxbody.math.rigid_transform import RigidTransform
 from jaxbody.model.constraint_spec import (  # noqa: F401 (re-exported)
     BallConstraintSpec,
@@ -24,6 +24,7 @@ from jaxbody.model.constraint_spec import (  # noqa: F401 (re-exported)
     DistanceConstraintSpec,
     WeldConstraintSpec,
 )
+from jaxbody.plant._core import PlantCore
 
 
 def _check_point(what, name, p):
@@ -42,40 +43,8 @@ def _check_transform(what, name, X):
     return RigidTransform(np.asarray(X.GetAsMatrix4(), float))
 
 
-class ConstraintsAPI:
+class ConstraintsAPI(PlantCore):
     """Mixin of `MultibodyPlant`: constraints solved by the SAP discrete step."""
-
-    def _coupler_specs(self):
-        return getattr(self, "_couplers", [])
-
-    def _ball_specs(self):
-        return getattr(self, "_balls", [])
-
-    def _distance_specs(self):
-        return getattr(self, "_distances", [])
-
-    def _weld_specs(self):
-        return getattr(self, "_welds", [])
-
-    def _check_constraints_at_finalize(self):
-        """Drake's ``FinalizeConstraints`` check, at Finalize: no ball, distance or weld
-        constraint between two bodies that are both welded to the world (no dof between them
-        and the world), naming both."""
-        topo = self._topology
-        welded = np.zeros(topo.num_nodes, bool)
-        welded[0] = True
-        for node in range(1, topo.num_nodes):  # parent[node] < node: parents come first
-            joint = self._joints[topo.node_joint[node]]
-            welded[node] = welded[topo.parent[node]] and joint.num_velocities() == 0
-        for kind, specs in (("ball", self._ball_specs()), ("distance", self._distance_specs()),
-                            ("weld", self._weld_specs())):
-            for spec in specs:
-                if welded[topo.body_node[int(spec.body_A)]] and welded[
-                        topo.body_node[int(spec.body_B)]]:
-                    A, B = (self.get_body(BodyIndex(int(b))).name()
-                            for b in (spec.body_A, spec.body_B))
-                    raise ValueError(f"Creating a {kind} constraint between bodies '{A}' and "
-                                     f"'{B}' where both are welded to the world is not allowed")
 
     def _check_constraint_bodies(self, what, kind, body_A, body_B):
         self._require_not_finalized(what)
@@ -89,13 +58,9 @@ class ConstraintsAPI:
             raise ValueError(f"{what}: invalid set of bodies: body_A and body_B are both "
                              f"'{body_A.name()}'")
 
-    def _constraint_slots(self):
-        """[(kind, slot within its kind)] by constraint id."""
-        return getattr(self, "_constraint_order", [])
-
     def _new_constraint(self, kind, count):
         cid = MultibodyConstraintId(self.num_constraints())
-        self._constraint_order = self._constraint_slots() + [(kind, count)]
+        self._constraint_order = self._constraint_order + [(kind, count)]
         return cid
 
     def AddCouplerConstraint(self, joint0, joint1, gear_ratio, offset=0.0):
@@ -126,8 +91,8 @@ class ConstraintsAPI:
         if not (np.isfinite(gear_ratio) and np.isfinite(offset)):
             raise ValueError(f"AddCouplerConstraint: gear_ratio and offset must be finite, got "
                              f"{gear_ratio!r} and {offset!r}")
-        cid = self._new_constraint("coupler", len(self._coupler_specs()))
-        self._couplers = self._coupler_specs() + [
+        cid = self._new_constraint("coupler", len(self._couplers))
+        self._couplers = self._couplers + [
             CouplerConstraintSpec(int(joint0.index()), int(joint1.index()), gear_ratio, offset,
                                   cid)]
         return cid
@@ -146,8 +111,8 @@ class ConstraintsAPI:
         self._check_constraint_bodies(what, "ball", body_A, body_B)
         points = [_check_point(what, "p_AP", p_AP),
                   None if p_BQ is None else _check_point(what, "p_BQ", p_BQ)]
-        cid = self._new_constraint("ball", len(self._ball_specs()))
-        self._balls = self._ball_specs() + [BallConstraintSpec(
+        cid = self._new_constraint("ball", len(self._balls))
+        self._balls = self._balls + [BallConstraintSpec(
             int(body_A.index()), points[0], int(body_B.index()), points[1], cid)]
         return cid
 
@@ -173,8 +138,8 @@ class ConstraintsAPI:
             raise ValueError(f"{what}: stiffness must be > 0 (inf: rigid), got {stiffness!r}")
         if not (np.isfinite(damping) and damping >= 0):
             raise ValueError(f"{what}: damping must be finite and >= 0, got {damping!r}")
-        cid = self._new_constraint("distance", len(self._distance_specs()))
-        self._distances = self._distance_specs() + [DistanceConstraintSpec(
+        cid = self._new_constraint("distance", len(self._distances))
+        self._distances = self._distances + [DistanceConstraintSpec(
             int(body_A.index()), p_AP, int(body_B.index()), p_BQ, distance, stiffness, damping,
             cid)]
         return cid
@@ -194,26 +159,26 @@ class ConstraintsAPI:
         self._check_constraint_bodies(what, "weld", body_A, body_B)
         X_AP = _check_transform(what, "X_AP", X_AP)
         X_BQ = None if X_BQ is None else _check_transform(what, "X_BQ", X_BQ)
-        cid = self._new_constraint("weld", len(self._weld_specs()))
-        self._welds = self._weld_specs() + [WeldConstraintSpec(
+        cid = self._new_constraint("weld", len(self._welds))
+        self._welds = self._welds + [WeldConstraintSpec(
             int(body_A.index()), X_AP, int(body_B.index()), X_BQ, cid)]
         return cid
 
     def num_constraints(self) -> int:
         """The number of constraints (Drake's ``num_constraints``)."""
-        return len(self._constraint_slots())
+        return len(self._constraint_order)
 
     def num_coupler_constraints(self) -> int:
-        return len(self._coupler_specs())
+        return len(self._couplers)
 
     def num_ball_constraints(self) -> int:
-        return len(self._ball_specs())
+        return len(self._balls)
 
     def num_distance_constraints(self) -> int:
-        return len(self._distance_specs())
+        return len(self._distances)
 
     def num_weld_constraints(self) -> int:
-        return len(self._weld_specs())
+        return len(self._welds)
 
     def GetConstraintIds(self) -> list:
         """Every constraint's `MultibodyConstraintId`, in the order they were added."""
@@ -223,10 +188,12 @@ class ConstraintsAPI:
         """The spec of constraint ``id`` (which must be a ``kind`` constraint), or all the
         ``kind`` specs (a list) when None; ball and weld specs with Q resolved after
         Finalize."""
-        if kind in ("ball", "weld") and self.is_finalized():
-            specs = self._resolved_specs()[kind == "weld"]
+        if kind in ("ball", "weld") and self.is_finalized():  # resolved by `compile_model`
+            c = self._model.constraints
+            specs = c.welds if kind == "weld" else c.balls
         else:
-            specs = getattr(self, f"_{kind}_specs")()
+            specs = {"coupler": self._couplers, "ball": self._balls,
+                     "distance": self._distances, "weld": self._welds}[kind]
         if id is None:
             return list(specs)
         return specs[self._constraint_slot(id, f"get_{kind}_constraint_specs", kind)[1]]
@@ -253,17 +220,5 @@ class ConstraintsAPI:
         """(kind, slot within the kind) of constraint ``id``; ``kind``: the kind it must be."""
         if self.is_finalized():
             return self._model.constraints.slot(id, what, kind)
-        spec = ConstraintSpec((), (), (), (), tuple(self._constraint_slots()))
+        spec = ConstraintSpec((), (), (), (), tuple(self._constraint_order))
         return spec.slot(id, what, kind)
-
-    def _resolved_specs(self):
-        """(ball specs, weld specs) with every ``p_BQ`` / ``X_BQ`` set: Q at P in the default
-        context (Drake's rule for ball constraints; resolved by `compile_model`)."""
-        c = self._model.constraints
-        return list(c.balls), list(c.welds)
-
-    def _coupler_joints(self):
-        """(joint0, joint1) of each coupler constraint, for the discrete layout."""
-        return [(self.get_joint(c.joint0_index), self.get_joint(c.joint1_index))
-                for c in self._coupler_specs()]
-

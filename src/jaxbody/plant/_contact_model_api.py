@@ -27,46 +27,22 @@
 
 from __future__ import annotations
 
-import enum
 import math
 
-import jax
 import numpy as np
 
-from jaxbody.core.elements import BodyIndex
-from jaxbody.engine import continuous_contact
-from jaxbody.geometry.collision.contact_properties import (
-    DEFAULT_PENETRATION_ALLOWANCE,
-    estimate_point_contact_parameters,
-)
+from jaxbody.geometry.collision.contact_properties import DEFAULT_PENETRATION_ALLOWANCE
 from jaxbody.geometry.scene_graph_config import SceneGraphConfig, checked_copy
-from jaxbody.plant.contact_results import (
-    ContactResults,
-    PenetrationAsPointPair,
-    PointPairContactInfo,
+from jaxbody.plant._core import PlantCore
+from jaxbody.plant.contact_settings import (  # noqa: F401 (re-exported)
+    DEFAULT_STICTION_TOLERANCE,
+    ContactModel,
+    DiscreteContactApproximation,
 )
-
-DEFAULT_STICTION_TOLERANCE = 1e-4  # m/s: Drake's MultibodyPlantConfig default (its docs say 1 mm/s)
-
-
-class ContactModel(enum.Enum):
-    """Drake's ``ContactModel``."""
-
-    kHydroelastic = 0
-    kPoint = 1
-    kHydroelasticWithFallback = 2
+from jaxbody.plant.finalize_contact import penalty_parameters, set_default_contact_parameters
 
 
-class DiscreteContactApproximation(enum.Enum):
-    """Drake's ``DiscreteContactApproximation``."""
-
-    kTamsi = 0
-    kSap = 1
-    kSimilar = 2
-    kLagged = 3
-
-
-class ContactModelAPI:
+class ContactModelAPI(PlantCore):
     """Mixin of `MultibodyPlant`: contact-model settings and continuous point contact."""
 
     def set_contact_enabled(self, enabled: bool = True):
@@ -134,7 +110,7 @@ class ContactModelAPI:
                              f"strictly positive, got {penetration_allowance!r}")
         self._penetration_allowance = delta
         if self.is_finalized():
-            self._set_default_contact_parameters()
+            set_default_contact_parameters(self)
             self._invalidate_content_key()
 
     def get_penetration_allowance(self):
@@ -166,53 +142,8 @@ class ContactModelAPI:
     def stiction_tolerance(self):
         return getattr(self, "_stiction_tolerance", DEFAULT_STICTION_TOLERANCE)
 
-    def _penalty_parameters(self):
-        """Drake's ``EstimatePointContactParameters`` for this plant's heaviest body, gravity
-        and penetration allowance (`PenaltyParameters`)."""
-        masses = [float(b.default_mass()) for b in self._bodies]
-        mass = max([m for m in masses if math.isfinite(m)] + [0.0])
-        return estimate_point_contact_parameters(mass, self._gravity,
-                                                 self.get_penetration_allowance())
-
     def get_contact_penalty_method_time_scale(self):
         """Drake's contact time scale 1/ω, ω = √(g/δ) (s): a hint for a continuous plant's
         integration step."""
         self._require_finalized("get_contact_penalty_method_time_scale")
-        return self._penalty_parameters().time_scale
-
-    def _has_continuous_contact(self):
-        """Whether the plant is continuous with candidate contact pairs."""
-        pairs = getattr(self, "_collision_pairs", None)
-        return not self.is_discrete() and pairs is not None and len(pairs[0]) > 0
-
-    def _continuous_contact_forces(self, context, dk):
-        """(num_bodies, 6) wrenches about each body origin in World of a continuous plant's
-        point contacts, or None without candidate pairs."""
-        return continuous_contact.contact_forces(self._model, context, dk)
-
-    def _continuous_generalized_contact_forces(self, context):
-        """τ_contact = Σ Jᵀ F of a continuous plant's penalty forces: (nv,)."""
-        self._check_context(context, "CalcGeneralizedContactForces")
-        return continuous_contact.generalized_contact_forces(self._model, context)
-
-    def _continuous_contact_results(self, context):
-        """Drake's ``ContactResults`` of a continuous plant: a ``PointPairContactInfo`` per
-        penetrating pair whose normal force is positive. As Drake's continuous plant reports
-        it, ``separation_speed()`` is the approach speed vₙ = v_AcBc·n̂_BA (positive while the
-        bodies approach) and ``contact_force()`` the force on B at the midpoint C."""
-        self._check_context(context, "CalcContactResults")
-        tau, out = continuous_contact.contact_results(self._model, context)
-        tau = np.asarray(tau)
-        if out is None:
-            return ContactResults([], tau)
-        pc, pf, _, _ = jax.tree.map(np.asarray, out)
-        infos = []
-        for i in np.flatnonzero(pf.active):
-            pair = PenetrationAsPointPair(int(pc.geometry_a[i]), int(pc.geometry_b[i]),
-                                          pc.p_WCa[i], pc.p_WCb[i], pc.nhat_BA_W[i],
-                                          float(-pc.phi[i]))
-            infos.append(PointPairContactInfo(BodyIndex(int(pc.body_a[i])),
-                                              BodyIndex(int(pc.body_b[i])), -pf.f_A[i],
-                                              pf.p_WC[i], float(pf.vn[i]), float(pf.slip[i]),
-                                              pair))
-        return ContactResults(infos, tau)
+        return penalty_parameters(self).time_scale

@@ -29,10 +29,12 @@ from jaxbody.engine import continuous_contact as cc
 from jaxbody.engine import discrete_step as ds
 from jaxbody.engine import point_contact
 from jaxbody.engine.discrete_step import DiscreteStepResult  # noqa: F401 (re-exported)
-from jaxbody.plant.contact_results import make_contact_results
+from jaxbody.plant._core import PlantCore
+from jaxbody.plant.contact_results import continuous_contact_results, make_contact_results
+from jaxbody.plant.hydroelastic_results import hydroelastic_contact_infos
 
 
-class DiscreteAPI:
+class DiscreteAPI(PlantCore):
     """Mixin of `MultibodyPlant`: the SAP discrete step, forwarded to
     `jaxbody.engine.discrete_step`."""
 
@@ -130,7 +132,7 @@ class DiscreteAPI:
         at ``context`` (Drake's continuous point-pair results)."""
         self._check_context(context, "CalcContactResults")
         if not self.is_discrete():
-            return self._continuous_contact_results(context)
+            return continuous_contact_results(self._model, context)
         model = self._model
         solver_parameters = kwargs.pop("solver_parameters", None)
         result = ds.jitted_step(model, solver_parameters, context, actuation, kwargs)
@@ -142,7 +144,7 @@ class DiscreteAPI:
             point = np.flatnonzero(np.asarray(index) < n_point)
         elif pc is not None:
             point = point[:n_point]
-        hydro = self._hydroelastic_contact_infos(context, result.contact, n_point, index)
+        hydro = hydroelastic_contact_infos(model, context, result.contact, n_point, index)
         return make_contact_results(pc, result.contact, model.time_step,
                                     list(model.constraints.order), point, hydro)
 

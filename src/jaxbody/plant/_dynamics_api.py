@@ -20,9 +20,10 @@ from jaxbody.engine import dynamics as dyn
 from jaxbody.engine import forward_dynamics as fd
 from jaxbody.engine import kinematics as kin
 from jaxbody.engine import state as st
+from jaxbody.plant._core import PlantCore
 
 
-class DynamicsAPI:
+class DynamicsAPI(PlantCore):
     """Mixin of `MultibodyPlant`: Drake's dynamics methods, forwarded to `jaxbody.engine`."""
 
     # --- Mass matrix -------------------------------------------------------------------------

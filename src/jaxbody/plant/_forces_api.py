@@ -20,9 +20,10 @@ from jaxbody.engine import dynamics as dyn
 from jaxbody.engine import forces as fo
 from jaxbody.forces.force_element import ForceElement, ForceElementIndex
 from jaxbody.forces.gravity import UniformGravityFieldElement
+from jaxbody.plant._core import PlantCore
 
 
-class ForcesAPI:
+class ForcesAPI(PlantCore):
     # --- Construction -------------------------------------------------------------------------
     def AddForceElement(self, force_element):
         """Adds a `ForceElement` (before Finalize) and returns it.
@@ -39,11 +40,7 @@ class ForcesAPI:
                                "gravity field element is allowed per model.")
         if force_element._plant is not None:
             raise ValueError("AddForceElement: the element was already added to a plant")
-        force_element._attach(self)
-        force_element._index = ForceElementIndex(len(self._force_elements))
-        force_element._plant = self
-        self._force_elements.append(force_element)
-        return force_element
+        return self._register_force_element(force_element)
 
     def num_force_elements(self) -> int:
         """Number of force elements, the always-present gravity element included."""

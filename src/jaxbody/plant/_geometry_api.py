@@ -1,8 +1,10 @@
 """Geometry registration on `MultibodyPlant` (Drake's names): collision and visual geometry
 fixed to bodies, for the contact solver and for viewers.
 
-Drake registers geometry with a SceneGraph; jaxbody keeps it on the plant. Registration is a
-build-time step: after ``Finalize()`` it raises, as in Drake. A geometry's name must be unique
+Drake registers geometry with a SceneGraph; jaxbody keeps it on the plant, with SceneGraph's
+collision filters (declared before ``Finalize()``) and collision candidates (after; made by
+`finalize_contact.finalize_contact_query`). Registration is a build-time step: after
+``Finalize()`` it raises, as in Drake. A geometry's name must be unique
 among the geometries of the same role on the same body (SceneGraph's rule).
 
 Example:
@@ -22,6 +24,7 @@ import numpy as np
 from jaxbody.geometry import (
     CoulombFriction,
     GeometryId,
+    GeometrySet,
     IllustrationProperties,
     MakePhongIllustrationProperties,
     ProximityProperties,
@@ -31,14 +34,13 @@ from jaxbody.geometry import (
 )
 from jaxbody.geometry.properties import FRICTION, MATERIAL_GROUP
 from jaxbody.math import RigidTransform
+from jaxbody.plant._core import PlantCore
 
 
-class GeometryAPI:
-    """Mixin of `MultibodyPlant`: ``RegisterCollisionGeometry``, ``RegisterVisualGeometry`` and
-    the lookups of registered geometry."""
-
-    def _init_geometry(self):
-        self._geometries = []  # RegisteredGeometry, indexed by GeometryId
+class GeometryAPI(PlantCore):
+    """Mixin of `MultibodyPlant`: ``RegisterCollisionGeometry``, ``RegisterVisualGeometry``,
+    the lookups of registered geometry, Drake's collision filters and the collision
+    candidates."""
 
     # --- Registration -----------------------------------------------------------------------
     def RegisterCollisionGeometry(self, body, X_BG, shape, name, properties) -> GeometryId:
@@ -149,3 +151,60 @@ class GeometryAPI:
     def GetGeometries(self, role=None) -> list:
         """All `RegisteredGeometry` records (of ``role`` if given), in registration order."""
         return [g for g in self._geometries if role is None or g.role() is role]
+
+    # --- Filters (before Finalize) ---------------------------------------------------------
+    def set_adjacent_bodies_collision_filters(self, value: bool):
+        """Whether Finalize filters collisions between bodies joined by a joint (Drake's
+        default: True; joints to the world and quaternion floating joints never filter)."""
+        self._require_not_finalized("set_adjacent_bodies_collision_filters")
+        self._adjacent_bodies_collision_filters = bool(value)
+
+    def get_adjacent_bodies_collision_filters(self) -> bool:
+        return self._adjacent_bodies_collision_filters
+
+    def ExcludeCollisionGeometriesWithCollisionFilterGroupPair(self, collision_filter_group_a,
+                                                               collision_filter_group_b):
+        """Excludes collisions between two named groups ``(name, GeometrySet)``: within the
+        set when both names are equal, else between the two sets (Drake's rule). Bodies in a
+        set stand for their collision geometries registered so far. Before Finalize only."""
+        what = "ExcludeCollisionGeometriesWithCollisionFilterGroupPair"
+        if self._finalized:
+            raise RuntimeError(f"Post-finalize calls to '{what}()' are not allowed; calls to "
+                               "this method must happen before Finalize().")
+        (name_a, set_a), (name_b, set_b) = collision_filter_group_a, collision_filter_group_b
+        ids_a, ids_b = self._resolve_geometry_set(set_a, what), self._resolve_geometry_set(
+            set_b, what)
+        self._collision_filter_declarations.append(
+            (ids_a, None if name_a == name_b else ids_b))
+
+    def _resolve_geometry_set(self, geometry_set, what):
+        if not isinstance(geometry_set, GeometrySet):
+            raise TypeError(f"{what}: expected (name, GeometrySet), got a "
+                            f"{type(geometry_set).__name__}")
+        ids = set()
+        for gid in geometry_set.geometry_ids():
+            self.GetGeometry(gid)  # raises for an unknown id
+            ids.add(int(gid))
+        for body in geometry_set.bodies():
+            ids.update(int(g) for g in self.GetCollisionGeometriesForBody(body))
+        return ids
+
+    # --- Candidates (after Finalize) --------------------------------------------------------
+    def GetCollisionCandidates(self) -> list:
+        """The (GeometryId A, GeometryId B) candidate pairs, A < B, after Drake's filters
+        (what SceneGraph's ``inspector.GetCollisionCandidates()`` reports)."""
+        self._require_finalized("GetCollisionCandidates")
+        geoms = self._collision_geometries()
+        pair_a, pair_b = self._collision_pairs
+        return [(geoms[i].geometry_id(), geoms[j].geometry_id()) for i, j in zip(pair_a, pair_b)]
+
+    def CollisionFiltered(self, geometry_id_a, geometry_id_b) -> bool:
+        """Whether the two collision geometries are excluded from contact (SceneGraph
+        inspector's ``CollisionFiltered``)."""
+        self._require_finalized("CollisionFiltered")
+        ids = {int(a) for a in (geometry_id_a, geometry_id_b)}
+        for gid in ids:
+            if self.GetGeometry(gid).role() is not Role.kProximity:
+                raise ValueError(f"CollisionFiltered: geometry {gid} has no proximity role")
+        pairs = {frozenset(map(int, p)) for p in self.GetCollisionCandidates()}
+        return len(ids) < 2 or frozenset(ids) not in pairs

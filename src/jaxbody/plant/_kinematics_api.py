@@ -15,23 +15,10 @@ from jaxbody.core.checks import check_shape
 from jaxbody.engine import jacobians as jac
 from jaxbody.engine import kinematics as kin
 from jaxbody.engine.mass_properties import split_instances
+from jaxbody.plant._core import PlantCore
 
 
-class KinematicsAPI:
-    # --- The tree passes, for the other facades -----------------------------------------------
-    def _position_kinematics(self, context, what):
-        self._check_context(context, what)
-        return kin.position_kinematics(self._model, context)
-
-    def _velocity_kinematics(self, context, what):
-        self._check_context(context, what)
-        return kin.velocity_kinematics(self._model, context)
-
-    def _node(self, frame_or_body):
-        return int(self._topology.body_node[int(frame_or_body.body().index())]) \
-            if hasattr(frame_or_body, "body") and callable(frame_or_body.body) \
-            else int(self._topology.body_node[int(frame_or_body.index())])
-
+class KinematicsAPI(PlantCore):
     def _own_frame_indices(self, what, *frames):
         """The FrameIndex of each frame, checked to be this plant's."""
         return [int(self._own_frame(f, what).index()) for f in frames]

@@ -1,95 +1,18 @@
-"""Counters and by-name / by-index lookups of `MultibodyPlant` (Drake's names)."""
+"""Model instances, index lists, welded bodies and the whole-plant limit vectors of
+`MultibodyPlant` (Drake's names); the counters and the by-name / by-index element lookups are
+`PlantCore`'s (``_core.py``)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from jaxbody.core.elements import (
-    BodyIndex,
-    FrameIndex,
-    JointActuatorIndex,
-    JointIndex,
-    ModelInstanceIndex,
-    check_index,
-)
+from jaxbody.core.elements import ModelInstanceIndex
+from jaxbody.plant._core import PlantCore
 
 
-def _fmt_instance(plant, mi):
-    return "" if mi is None else f" in model instance '{plant._instance_names[int(mi)]}'"
-
-
-class LookupAPI:
-    # --- Elements by index ----------------------------------------------------------------
-    def world_body(self):
-        return self._bodies[0]
-
-    def world_frame(self):
-        return self._frames[0]
-
-    def _get(self, seq, index, what, kind):
-        i = check_index(index, kind, what)
-        if not 0 <= i < len(seq):
-            raise IndexError(f"{what}: index {i} out of range [0, {len(seq)})")
-        return seq[i]
-
-    def get_body(self, body_index):
-        return self._get(self._bodies, body_index, "get_body", BodyIndex)
-
-    def get_joint(self, joint_index):
-        return self._get(self._joints, joint_index, "get_joint", JointIndex)
-
-    def get_frame(self, frame_index):
-        return self._get(self._frames, frame_index, "get_frame", FrameIndex)
-
-    def get_joint_actuator(self, actuator_index):
-        return self._get(self._actuators, actuator_index, "get_joint_actuator", JointActuatorIndex)
-
-    # --- Counters -------------------------------------------------------------------------------
-    def num_bodies(self) -> int:
-        return len(self._bodies)
-
-    def num_joints(self) -> int:
-        return len(self._joints)
-
-    def num_frames(self) -> int:
-        return len(self._frames)
-
-    def num_actuators(self, model_instance=None) -> int:
-        return len(self._actuators_in(model_instance))
-
-    def num_model_instances(self) -> int:
-        return len(self._instance_names)
-
-    def _joints_in(self, model_instance):
-        if model_instance is None:
-            return list(self._joints)
-        mi = self._check_instance(model_instance, "model instance")
-        return [j for j in self._joints if j.model_instance() == mi]
-
-    def _actuators_in(self, model_instance):
-        if model_instance is None:
-            return list(self._actuators)
-        mi = self._check_instance(model_instance, "model instance")
-        return [a for a in self._actuators if a.model_instance() == mi]
-
-    def num_positions(self, model_instance=None) -> int:
-        if model_instance is None and self._finalized:
-            return self._topology.nq
-        self._require_finalized("num_positions")
-        return sum(j.num_positions() for j in self._joints_in(model_instance))
-
-    def num_velocities(self, model_instance=None) -> int:
-        if model_instance is None and self._finalized:
-            return self._topology.nv
-        self._require_finalized("num_velocities")
-        return sum(j.num_velocities() for j in self._joints_in(model_instance))
-
-    def num_multibody_states(self, model_instance=None) -> int:
-        return self.num_positions(model_instance) + self.num_velocities(model_instance)
-
-    def num_actuated_dofs(self, model_instance=None) -> int:
-        self._require_finalized("num_actuated_dofs")
-        return sum(a.joint().num_velocities() for a in self._actuators_in(model_instance))
+class LookupAPI(PlantCore):
+    """Mixin of `MultibodyPlant`: model instances, index lists, welds and anchoring, and the
+    joint and actuator limits (the element lookups by index and name are `PlantCore`'s)."""
 
     # --- Model instances ------------------------------------------------------------------------
     def HasModelInstanceNamed(self, name) -> bool:
@@ -103,56 +26,6 @@ class LookupAPI:
 
     def GetModelInstanceName(self, model_instance) -> str:
         return self._instance_names[self._check_instance(model_instance, "GetModelInstanceName")]
-
-    # --- By name -------------------------------------------------------------------------------
-    def _find(self, seq, name, model_instance, what):
-        if model_instance is not None:
-            mi = self._check_instance(model_instance, what)
-            hits = [e for e in seq if e.name() == name and e.model_instance() == mi]
-        else:
-            hits = [e for e in seq if e.name() == name]
-        if not hits:
-            raise ValueError(f"{what}: no element named '{name}'{_fmt_instance(self, model_instance)}")
-        if len(hits) > 1:
-            insts = [self._instance_names[int(e.model_instance())] for e in hits]
-            raise ValueError(f"{what}: the name '{name}' is in several model instances {insts}; "
-                             "pass the model instance")
-        return hits[0]
-
-    def _has(self, seq, name, model_instance):
-        return any(e.name() == name and (model_instance is None
-                                         or e.model_instance() == int(model_instance))
-                   for e in seq)
-
-    def HasBodyNamed(self, name, model_instance=None) -> bool:
-        return self._has(self._bodies, name, model_instance)
-
-    def HasJointNamed(self, name, model_instance=None) -> bool:
-        return self._has(self._joints, name, model_instance)
-
-    def HasFrameNamed(self, name, model_instance=None) -> bool:
-        return self._has(self._frames, name, model_instance)
-
-    def HasJointActuatorNamed(self, name, model_instance=None) -> bool:
-        return self._has(self._actuators, name, model_instance)
-
-    def NumBodiesWithName(self, name) -> int:
-        return sum(b.name() == name for b in self._bodies)
-
-    def GetBodyByName(self, name, model_instance=None):
-        return self._find(self._bodies, name, model_instance, "GetBodyByName")
-
-    def GetRigidBodyByName(self, name, model_instance=None):
-        return self._find(self._bodies, name, model_instance, "GetRigidBodyByName")
-
-    def GetJointByName(self, name, model_instance=None):
-        return self._find(self._joints, name, model_instance, "GetJointByName")
-
-    def GetFrameByName(self, name, model_instance=None):
-        return self._find(self._frames, name, model_instance, "GetFrameByName")
-
-    def GetJointActuatorByName(self, name, model_instance=None):
-        return self._find(self._actuators, name, model_instance, "GetJointActuatorByName")
 
     # --- Index lists ---------------------------------------------------------------------------
     def GetBodyIndices(self, model_instance):
@@ -200,18 +73,6 @@ class LookupAPI:
                     seen.add(n)
                     stack.append(n)
         return [self._bodies[i] for i in sorted(seen)]
-
-    def _own_body(self, body, what) -> int:
-        if getattr(body, "_plant", None) is not self:
-            raise ValueError(f"{what}: body '{getattr(body, 'name', lambda: body)()}' is not "
-                             "in this plant")
-        return int(body.index())
-
-    def _own_frame(self, frame, what):
-        if getattr(frame, "_plant", None) is not self:
-            raise ValueError(f"{what}: frame '{getattr(frame, 'name', lambda: frame)()}' is not "
-                             "in this plant")
-        return frame
 
     def GetFloatingBaseBodies(self):
         self._require_finalized("GetFloatingBaseBodies")

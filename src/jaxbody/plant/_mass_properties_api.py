@@ -7,9 +7,10 @@ from __future__ import annotations
 import jax.numpy as jnp
 
 from jaxbody.engine import mass_properties as mp
+from jaxbody.plant._core import PlantCore
 
 
-class MassPropertiesAPI:
+class MassPropertiesAPI(PlantCore):
     def CalcTotalMass(self, context, model_instances=None):
         """Sum of the masses of all bodies (or of those in ``model_instances``) (kg)."""
         self._check_context(context, "CalcTotalMass")

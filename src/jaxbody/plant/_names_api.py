@@ -7,9 +7,10 @@ objects, found here).
 from __future__ import annotations
 
 from jaxbody.engine import names
+from jaxbody.plant._core import PlantCore
 
 
-class NamesAPI:
+class NamesAPI(PlantCore):
     def _entry_names(self, what, model_instance, prefix, always_suffix, which):
         self._require_finalized(what)
         if model_instance is not None:

@@ -14,44 +14,16 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxbody.core.checks import check_shape
-from jaxbody.core.context import Context, Parameters
+from jaxbody.core.context import Context
 from jaxbody.engine import state
 from jaxbody.joints.orientation_joints import floating_positions
 from jaxbody.math import RigidTransform
 from jaxbody.math.so3 import quaternion_to_rotation, rpy_to_rotation
+from jaxbody.plant._core import PlantCore
+from jaxbody.plant.default_parameters import default_parameters
 
 
-class StateAPI:
-    def _build_defaults(self):
-        topo = self._topology
-        self._default_q = np.zeros(topo.nq)
-        for j in self._joints:
-            self._default_q[j.position_start(): j.position_start() + j.num_positions()] = \
-                j.default_positions()
-        self._default_damping = np.zeros(topo.nv)
-        for j in self._joints:
-            s = j.velocity_start()
-            self._default_damping[s: s + j.num_velocities()] = j.default_damping_vector()
-
-    def _default_parameters(self, dtype):
-        bodies, frames = self._bodies, self._frames
-        frame_R = np.stack([np.asarray(f._default_X_BF().rotation().matrix()) for f in frames])
-        frame_p = np.stack([np.asarray(f._default_X_BF().translation()) for f in frames])
-        return Parameters(
-            mass=jnp.asarray([b._default_mass for b in bodies], dtype),
-            com=jnp.asarray(np.stack([b._default_com for b in bodies]), dtype),
-            unit_inertia=jnp.asarray(np.stack([b._default_unit_inertia for b in bodies]), dtype),
-            frame_R=jnp.asarray(frame_R, dtype),
-            frame_p=jnp.asarray(frame_p, dtype),
-            damping=jnp.asarray(self._default_damping, dtype),
-            gravity=jnp.asarray(self._gravity, dtype),
-            rotor_inertia=jnp.asarray([a.default_rotor_inertia() for a in self._actuators], dtype),
-            gear_ratio=jnp.asarray([a.default_gear_ratio() for a in self._actuators], dtype),
-            force_elements=tuple({k: jnp.asarray(v, dtype) for k, v in
-                                  fe._default_parameter_values().items()}
-                                 for fe in self._force_elements),
-        )
-
+class StateAPI(PlantCore):
     def CreateDefaultContext(self, dtype=None) -> Context:
         """A context at the default state (zero configuration, quaternions identity, v = 0).
 
@@ -63,12 +35,8 @@ class StateAPI:
         dtype = jnp.zeros(()).dtype if dtype is None else dtype
         return Context(
             time=jnp.zeros((), dtype), q=jnp.asarray(self._default_q, dtype),
-            v=jnp.zeros(self._topology.nv, dtype), parameters=self._default_parameters(dtype),
+            v=jnp.zeros(self._topology.nv, dtype), parameters=default_parameters(self, dtype),
             plant_key=self._topology.key)
-
-    def _check_context(self, context, what):
-        self._require_finalized(what)
-        return state.check_context(self._model, context, what)
 
     def _instance(self, model_instance, what):
         return None if model_instance is None else self._check_instance(model_instance, what)

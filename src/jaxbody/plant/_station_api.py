@@ -28,9 +28,10 @@ from jaxbody.core.checks import check_shape
 from jaxbody.engine import discrete_step as ds
 from jaxbody.engine import forward_dynamics as fd
 from jaxbody.engine import stations as st
+from jaxbody.plant._core import PlantCore
 
 
-class StationAPI:
+class StationAPI(PlantCore):
     """Mixed into `MultibodyPlant`."""
 
     def _station_context(self, context, what, *bodies):

@@ -8,6 +8,7 @@ import dataclasses
 import numpy as np
 
 from jaxbody.core.elements import MultibodyElement
+from jaxbody.plant.default_parameters import pd_actuators
 
 
 @dataclasses.dataclass(frozen=True)
@@ -127,7 +128,7 @@ class JointActuator(MultibodyElement):
         if self._gains is None:
             raise RuntimeError(f"JointActuator '{self._name}': {what}: the actuator has no "
                                "controller (set_controller_gains before Finalize())")
-        return [int(a.index()) for a in self._plant._pd_actuators()].index(int(self._index))
+        return [int(a.index()) for a in pd_actuators(self._plant)].index(int(self._index))
 
     def GetControllerGains(self, context):
         """The `PdControllerGains` in ``context`` (traced values under jit)."""

@@ -115,7 +115,7 @@ def _default_body_poses(plant):
 def _constraint_spec(plant) -> ConstraintSpec:
     """The specs, ball and weld ones with every ``p_BQ`` / ``X_BQ`` set: Q at P in the default
     configuration where not given (Drake's rule)."""
-    balls, welds = plant._ball_specs(), plant._weld_specs()
+    balls, welds = plant._balls, plant._welds
     if any(s.p_BQ is None for s in balls) or any(s.X_BQ is None for s in welds):
         R, p = _default_body_poses(plant)
 
@@ -138,9 +138,8 @@ def _constraint_spec(plant) -> ConstraintSpec:
                     np.asarray(X_BQ.GetAsMatrix4(), float)))
             resolved.append(s)
         welds = resolved
-    return ConstraintSpec(tuple(plant._coupler_specs()), tuple(balls),
-                          tuple(plant._distance_specs()), tuple(welds),
-                          tuple(plant._constraint_slots()))
+    return ConstraintSpec(tuple(plant._couplers), tuple(balls), tuple(plant._distances),
+                          tuple(welds), tuple(plant._constraint_order))
 
 
 def _contact_spec(plant) -> ContactSpec:

@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import dataclasses
 
+import jax
 import numpy as np
 
 from jaxbody.core.elements import BodyIndex
+from jaxbody.engine import continuous_contact
 
 
 @dataclasses.dataclass(frozen=True)
@@ -158,3 +160,24 @@ def make_contact_results(point_contacts, solution, dt, slots=(), point_slots=Non
                                           -f_A, np.asarray(solution.p_WC[i]), float(vc[i, 2]),
                                           float(np.hypot(vc[i, 0], vc[i, 1])), pair))
     return ContactResults(infos, solution.tau_contact, impulses, dt, hydroelastic)
+
+
+def continuous_contact_results(model, context) -> ContactResults:
+    """Drake's ``ContactResults`` of a continuous plant (``model``) at ``context``: a
+    ``PointPairContactInfo`` per penetrating pair whose normal force is positive. As Drake's
+    continuous plant reports it, ``separation_speed()`` is the approach speed vₙ = v_AcBc·n̂_BA
+    (positive while the bodies approach) and ``contact_force()`` the force on B at the midpoint
+    C. Host-side; the caller checks the context."""
+    tau, out = continuous_contact.contact_results(model, context)
+    tau = np.asarray(tau)
+    if out is None:
+        return ContactResults([], tau)
+    pc, pf, _, _ = jax.tree.map(np.asarray, out)
+    infos = []
+    for i in np.flatnonzero(pf.active):
+        pair = PenetrationAsPointPair(int(pc.geometry_a[i]), int(pc.geometry_b[i]), pc.p_WCa[i],
+                                      pc.p_WCb[i], pc.nhat_BA_W[i], float(-pc.phi[i]))
+        infos.append(PointPairContactInfo(BodyIndex(int(pc.body_a[i])), BodyIndex(int(pc.body_b[i])),
+                                          -pf.f_A[i], pf.p_WC[i], float(pf.vn[i]),
+                                          float(pf.slip[i]), pair))
+    return ContactResults(infos, tau)

@@ -9,9 +9,15 @@ applied at the surface centroid C, in World.
 
 from __future__ import annotations
 
+import jax
 import numpy as np
 
+from jaxbody.engine import hydroelastic
+from jaxbody.geometry import GeometryId
 from jaxbody.math.spatial_algebra import SpatialForce
+
+# the surfaces of `contact_surfaces`, compiled once per model (equal models share it)
+_surfaces_jit = jax.jit(hydroelastic.surfaces, static_argnums=0)
 
 
 class ContactSurface:
@@ -112,3 +118,50 @@ def spatial_force_at_centroid(surface: ContactSurface, p_WQ, f_Aq_W) -> SpatialF
     f = np.sum(f_Aq_W, 0)
     tau = np.sum(np.cross(p_WQ - p_WC, f_Aq_W), 0)
     return SpatialForce(np.asarray(tau), np.asarray(f))
+
+
+def contact_surfaces(model, context, keep_empty=False) -> list:
+    """Host-side `ContactSurface` records of the configuration in ``context`` (``model``: the
+    plant's compiled `Model`): one per hydroelastic pair whose surface has a face
+    (``keep_empty``: None for the others, one entry per pair). The caller checks the context."""
+    if not model.contact.hydro_pairs:
+        return []
+    out = []
+    ids = model.contact.geometry_ids
+    for pair, s in zip(model.contact.hydro_pairs,
+                       jax.tree.map(np.asarray, _surfaces_jit(model, context))):
+        if not s.polygons.valid.any():
+            if keep_empty:
+                out.append(None)
+            continue
+        m, n = (pair.soft, pair.other) if pair.soft_is_m else (pair.other, pair.soft)
+        m_soft = pair.soft_is_m or pair.kind == "soft_soft"
+        n_soft = (not pair.soft_is_m) or pair.kind == "soft_soft"
+        out.append(ContactSurface.from_polygons(
+            GeometryId(int(ids[m])), GeometryId(int(ids[n])), s.polygons, m_soft, n_soft))
+    return out
+
+
+def hydroelastic_contact_infos(model, context, solution, num_point_slots, index=None) -> list:
+    """[`HydroelasticContactInfo`] of a discrete step of ``model`` from ``context``: each pair's
+    surface (as in `contact_surfaces`) and the spatial force on A at its centroid, the sum of
+    the quadrature points' forces γ/δt (``solution`` arrays over the step's slots;
+    ``num_point_slots``: the point-contact slots before the pairs' quadrature points;
+    ``index``: the uncapped slot of each step slot, None when uncapped)."""
+    pairs = model.contact.hydro_pairs
+    if not pairs:
+        return []
+    dt = model.time_step
+    gamma, R_WC, p_WC = (np.asarray(x) for x in (solution.gamma, solution.R_WC, solution.p_WC))
+    f_A = np.einsum("pij,pj->pi", R_WC, gamma) / dt  # force on A at each slot, World
+    slot_of = np.arange(gamma.shape[0]) if index is None else np.asarray(index)
+    surfaces = contact_surfaces(model, context, keep_empty=True)
+    out, start = [], num_point_slots
+    for pair, surface in zip(pairs, surfaces):
+        stop = start + pair.num_slots
+        if surface is not None:
+            mine = (slot_of >= start) & (slot_of < stop)
+            F = spatial_force_at_centroid(surface, p_WC[mine], f_A[mine])
+            out.append(HydroelasticContactInfo(surface, F))
+        start = stop
+    return out

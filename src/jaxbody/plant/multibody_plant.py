@@ -2,8 +2,10 @@
 
 Build the model with Drake's calls (``AddRigidBody``, ``AddJoint``, ``WeldFrames``, ...), call
 ``Finalize()``, then ``CreateDefaultContext()``. Computations (kinematics, Jacobians, ...) come
-from the mixins in ``_state_api.py`` and ``_kinematics_api.py``; they are pure functions of the
-context, so ``jax.jit``, ``jax.vmap`` and ``jax.grad`` apply to them.
+from the topic mixins (``_state_api.py``, ``_kinematics_api.py``, ...), each a subclass of
+`PlantCore` (``_core.py``: builder state, lifecycle checks, element lookups) that calls only
+the core, never another topic; they are pure functions of the context, so ``jax.jit``,
+``jax.vmap`` and ``jax.grad`` apply to them.
 
 Example:
     >>> import numpy as np
@@ -23,17 +25,12 @@ import warnings
 import numpy as np
 
 from jaxbody.core.elements import (
-    BodyFrame,
-    BodyIndex,
     Frame,
-    FrameIndex,
     JointActuatorIndex,
     JointIndex,
     ModelInstanceIndex,
     RigidBody,
-    check_index,
 )
-from jaxbody.forces.gravity import UniformGravityFieldElement
 from jaxbody.joints import Joint, QuaternionFloatingJoint, WeldJoint
 from jaxbody.joints.orientation_joints import floating_positions
 from jaxbody.math import SpatialInertia
@@ -55,7 +52,10 @@ from jaxbody.plant._state_api import StateAPI
 from jaxbody.plant._station_api import StationAPI
 from jaxbody.plant.actuator import JointActuator
 from jaxbody.plant.compile_model import compile_model
-from jaxbody.plant.fingerprint import DerivedCaches, plant_fingerprint
+from jaxbody.plant.default_parameters import build_defaults
+from jaxbody.plant.finalize_checks import check_constraints_at_finalize
+from jaxbody.plant.finalize_contact import finalize_contact_query
+from jaxbody.plant.fingerprint import plant_fingerprint
 from jaxbody.plant.forest import grow_forest
 from jaxbody.plant.topology import compile_topology
 
@@ -71,28 +71,6 @@ class MultibodyPlant(ConstraintsAPI, ConstraintParamsAPI, ContactModelAPI, Conta
     Args:
         time_step: 0 for a continuous-time plant; > 0 (s) for a discrete plant.
     """
-
-    def __init__(self, time_step: float = 0.0):
-        time_step = float(time_step)
-        if not np.isfinite(time_step) or time_step < 0:
-            raise ValueError(f"MultibodyPlant: time_step must be finite and >= 0, got {time_step}")
-        self._derived = DerivedCaches()  # caches computed from the plant (not its identity)
-        self._time_step = time_step
-        self._finalized = False
-        self._instance_names = ["WorldModelInstance", "DefaultModelInstance"]
-        self._bodies, self._frames, self._joints, self._actuators = [], [], [], []
-        self._force_elements = []
-        self._topology = None
-        self._init_geometry()
-        self._init_contact_query()
-        world = RigidBody("world", ModelInstanceIndex(0), 0.0, np.zeros(3), np.zeros((3, 3)))
-        self._register_body(world)
-        self.AddForceElement(UniformGravityFieldElement())  # always element 0, as in Drake
-
-    @property
-    def _gravity(self):
-        """The default gravity vector (m/s², in World), held by the gravity element."""
-        return self._force_elements[0].gravity_vector()
 
     # --- Identity (a finalized plant hashes by content, so equal models share jit caches) ------
     def __hash__(self):
@@ -113,46 +91,10 @@ class MultibodyPlant(ConstraintsAPI, ConstraintParamsAPI, ContactModelAPI, Conta
             self._derived.content_key = key
         return key
 
-    def _invalidate_content_key(self):
-        """Called by the setters that may change the plant after Finalize(): the next
-        computation compiles a new `Model`."""
-        self._derived.content_key = None
-        self._derived.model = None
-
-    @property
-    def _model(self):
-        """The compiled `Model` (`plant/compile_model.py`), made at Finalize and again after a
-        setter that changes the plant."""
-        model = self._derived.model
-        if model is None:
-            self._require_finalized("the compiled model")
-            model = compile_model(self)
-            self._derived.model = model
-        return model
-
     def compiled_model(self):
         """The frozen `jaxbody.model.Model` of this finalized plant: what every computation
         reads (jaxbody only; the engine functions of `jaxbody.engine` take it)."""
         return self._model
-
-    # --- Lifecycle ------------------------------------------------------------------------------
-    def time_step(self) -> float:
-        return self._time_step
-
-    def is_discrete(self) -> bool:
-        return self._time_step > 0
-
-    def is_finalized(self) -> bool:
-        return self._finalized
-
-    def _require_not_finalized(self, what):
-        if self._finalized:
-            raise RuntimeError(f"MultibodyPlant.{what}: the plant is finalized; no more elements "
-                               "can be added after Finalize()")
-
-    def _require_finalized(self, what):
-        if not self._finalized:
-            raise RuntimeError(f"MultibodyPlant.{what}: call Finalize() first")
 
     # --- Construction ---------------------------------------------------------------------------
     def AddModelInstance(self, name: str) -> ModelInstanceIndex:
@@ -161,30 +103,6 @@ class MultibodyPlant(ConstraintsAPI, ConstraintParamsAPI, ContactModelAPI, Conta
             raise ValueError(f"AddModelInstance: a model instance named '{name}' already exists")
         self._instance_names.append(name)
         return ModelInstanceIndex(len(self._instance_names) - 1)
-
-    def _check_instance(self, model_instance, what):
-        try:
-            mi = check_index(model_instance, ModelInstanceIndex, what)
-        except TypeError:
-            raise TypeError(f"{what}: expected a ModelInstanceIndex, got {model_instance!r} (look "
-                            "one up by name with GetModelInstanceByName)") from None
-        if not 0 <= mi < len(self._instance_names):
-            raise ValueError(f"{what}: invalid model instance {mi}; the plant has "
-                             f"{len(self._instance_names)} instances")
-        return ModelInstanceIndex(mi)
-
-    def _register_body(self, body):
-        body._index = BodyIndex(len(self._bodies))
-        body._plant = self
-        self._bodies.append(body)
-        frame = BodyFrame(body)
-        body._body_frame = frame
-        self._register_frame(frame)
-
-    def _register_frame(self, frame):
-        frame._index = FrameIndex(len(self._frames))
-        frame._plant = self
-        self._frames.append(frame)
 
     def AddRigidBody(self, name, *args, **kwargs) -> RigidBody:
         """``AddRigidBody(name, M_BBo_B)`` or ``AddRigidBody(name, model_instance, M_BBo_B)``.
@@ -290,10 +208,10 @@ class MultibodyPlant(ConstraintsAPI, ConstraintParamsAPI, ContactModelAPI, Conta
         for body in self._bodies[1:]:
             _warn_triangle_inequality(body)
         self._topology = compile_topology(self)
-        self._check_constraints_at_finalize()
+        check_constraints_at_finalize(self)
         self._finalized = True
-        self._build_defaults()
-        self._finalize_contact_query()
+        build_defaults(self)
+        finalize_contact_query(self)
         self._derived.model = compile_model(self)
 
     def _add_floating_joint(self, body):
@@ -306,11 +224,6 @@ class MultibodyPlant(ConstraintsAPI, ConstraintParamsAPI, ContactModelAPI, Conta
         if X is not None:
             joint.set_default_positions(floating_positions(X, 7))
         self.AddJoint(joint)
-
-    def _inboard_joint_of_body(self, body):
-        node = self._topology.body_node[int(body.index())]
-        j = self._topology.node_joint[node]
-        return None if j < 0 else self._joints[j]
 
     # --- Graph ----------------------------------------------------------------------------------
     def GetTopologyGraphvizString(self) -> str:
