@@ -213,9 +213,8 @@ def test_missing_friction_names_the_geometry():
     plant.set_scene_graph_config(config)
     _free_body(plant, "slick", jb.Sphere(0.1), props=ProximityProperties())
     _free_body(plant, "other", jb.Sphere(0.1))
-    plant.Finalize()
     with pytest.raises(ValueError, match="'slick' on body 'slick' has no .*coulomb_friction"):
-        plant.CalcPointContacts(plant.CreateDefaultContext())
+        plant.Finalize()
 
 
 def test_context_contact_parameters_must_have_one_entry_per_geometry(scene):
@@ -250,9 +249,8 @@ def test_other_errors():
     _, a = _free_body(plant, "rock", jb.Sphere(0.1), props=rigid)
     _, b = _free_body(plant, "stone", jb.Sphere(0.1), props=rigid)
     v = plant.RegisterVisualGeometry(plant.world_body(), jb.RigidTransform(), jb.Sphere(1), "v")
-    plant.Finalize()
     with pytest.raises(ValueError, match="'rock' and 'stone' are both rigid"):
-        plant.CalcPointContacts(plant.CreateDefaultContext())
+        plant.Finalize()  # a structural error: raised at Finalize
     with pytest.raises(ValueError, match="no proximity role"):
         plant.CollisionFiltered(a, v)
     assert not plant.CollisionFiltered(a, b) and plant.CollisionFiltered(a, a)

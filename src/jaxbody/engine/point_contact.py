@@ -56,9 +56,17 @@ def contact_query(model) -> ContactQuery:
     live here when nothing is culled).
 
     Raises:
-        ValueError: a geometry of a candidate pair without a friction property, a point pair of
-            two rigid geometries (infinite stiffness), or a pair no kernel supports.
+        ValueError: a pair no kernel supports (and the errors of `check_pairs`).
     """
+    check_pairs(model)
+    spec = model.contact
+    return build_contact_query(spec.geometries, *spec.point_pairs, spec.query_options)
+
+
+def check_pairs(model):
+    """Drake's structural checks of the candidate pairs, run at Finalize: every geometry of a
+    candidate pair has a friction property, and no point pair has two rigid geometries
+    (infinite stiffness). Raises ValueError naming the geometries."""
     spec = model.contact
     geoms = spec.geometries
     for g in sorted(set(np.concatenate(spec.collision_pairs).tolist())):
@@ -75,7 +83,6 @@ def contact_query(model) -> ContactQuery:
             raise ValueError(f"Collision geometries '{geoms[i].name()}' and "
                              f"'{geoms[j].name()}' are both rigid (infinite point "
                              "contact stiffness); at least one must be compliant")
-    return build_contact_query(geoms, pair_a, pair_b, spec.query_options)
 
 
 def point_contacts(model, context) -> PointContacts:

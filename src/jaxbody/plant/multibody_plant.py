@@ -31,6 +31,7 @@ from jaxbody.core.elements import (
     ModelInstanceIndex,
     RigidBody,
 )
+from jaxbody.engine.point_contact import check_pairs
 from jaxbody.joints import Joint, QuaternionFloatingJoint, WeldJoint
 from jaxbody.joints.orientation_joints import floating_positions
 from jaxbody.math import SpatialInertia
@@ -213,6 +214,7 @@ class MultibodyPlant(ConstraintsAPI, ConstraintParamsAPI, ContactModelAPI, Conta
         build_defaults(self)
         finalize_contact_query(self)
         self._derived.model = compile_model(self)
+        check_pairs(self._derived.model)  # structural contact errors, at Finalize
 
     def _add_floating_joint(self, body):
         name = body.name()
