@@ -139,3 +139,59 @@ def test_function_local_imports_are_few_and_explained():
 
 def test_the_cycle_detector_finds_a_cycle():
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+# --- MultibodyPlant's facade: topic files forward to the engine and never call each other -----
+PLANT = ROOT / "plant"
+TOPICS = sorted(PLANT.glob("_*_api.py")) + [PLANT / "multibody_plant.py"]
+
+
+def _class_methods(path):
+    tree = ast.parse(path.read_text(), str(path))
+    names = {n.name for c in tree.body if isinstance(c, ast.ClassDef) for n in c.body
+             if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)}
+    return names, tree
+
+
+def test_no_plant_topic_file_calls_another():
+    """Every `self.X` / `super().X` in a topic file of the plant resolves to its own file or to
+    the shared base `PlantCore` (`plant/_core.py`: builder state, checks, lookups), never to a
+    sibling topic file; no method is defined twice; every topic mixin inherits PlantCore."""
+    base, _ = _class_methods(PLANT / "_core.py")
+    owners = {}
+    trees = {}
+    for path in TOPICS:
+        names, trees[path] = _class_methods(path)
+        for name in names:
+            owners.setdefault(name, set()).add(path.name)
+    twice = {k: v for k, v in owners.items() if len(v) > 1 or (k in base and k != "__init__")}
+    assert not twice, f"methods defined in several facade files: {twice}"
+    calls = []
+    for path, tree in trees.items():
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Attribute):
+                continue
+            v = node.value
+            on_self = isinstance(v, ast.Name) and v.id == "self"
+            on_super = (isinstance(v, ast.Call) and isinstance(v.func, ast.Name)
+                        and v.func.id == "super")
+            owner = owners.get(node.attr, set())
+            if (on_self or on_super) and owner and (on_super or path.name not in owner):
+                calls.append(f"{path.name}:{node.lineno} -> {sorted(owner)}.{node.attr}")
+        for c in tree.body:
+            if isinstance(c, ast.ClassDef) and c.name.endswith("API"):
+                assert "PlantCore" in [ast.unparse(b) for b in c.bases], c.name
+    assert not calls, "facade files call each other:\n" + "\n".join(calls)
+
+
+def test_engine_functions_never_read_a_plant():
+    """No engine or model code reads a plant: no attribute of a plant's builder state
+    (``._bodies``, ``._joints``, ...) or an element's owner (``._plant``, ``GetParentPlant``);
+    the layering test already keeps ``jaxbody.plant`` out of their imports."""
+    builder = {"_bodies", "_joints", "_actuators", "_frames", "_force_elements", "_geometries",
+               "_instance_names", "_plant", "GetParentPlant", "_topology"}
+    for pkg in ("engine", "model"):
+        for path in (ROOT / pkg).rglob("*.py"):
+            tree = ast.parse(path.read_text(), str(path))
+            read = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)} & builder
+            assert not read, f"{path.name} reads {sorted(read)}"
