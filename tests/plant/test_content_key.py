@@ -21,6 +21,7 @@ import pytest
 import jaxbody as jb
 from jaxbody.engine.dynamics import mass_matrix
 from jaxbody.geometry.collision.query import ContactQueryOptions
+from jaxbody.plant.plant_key import PlantKey
 
 BASE = dict(
     time_step=1e-3, mass=1.2, com=(0.0, 0.0, -0.2), box=(0.1, 0.1, 0.4),
@@ -258,3 +259,26 @@ def test_equal_builds_stay_equal_after_any_sequence_of_calls(base):
         assert other == base and hash(other) == hash(base), f"after {name}"
         assert other.compiled_model() == base.compiled_model(), f"after {name}"
     assert other != build(stiffness=VARIANTS["stiffness"])
+
+
+def test_plant_key_freezes_identity_across_setters():
+    """A `PlantKey` (what the rollouts pass to jit) keeps the identity of the model it was made
+    with, so a setter after Finalize neither poisons the compiled code cached under it nor
+    serves it to a plant equal to the changed one."""
+    plant = build()
+    traces = []
+
+    def f(key, ctx):
+        traces.append(1)
+        return ctx.q
+
+    jf = jax.jit(f, static_argnums=0)
+    before = PlantKey(plant)
+    jf(before, plant.CreateDefaultContext())
+    plant.GetJointByName(BASE["joint_name"]).set_default_angle(VARIANTS["default_q"])
+    after = PlantKey(plant)
+    assert after != before and before == PlantKey(build())
+    jf(after, plant.CreateDefaultContext())
+    jf(PlantKey(build(default_q=VARIANTS["default_q"])), plant.CreateDefaultContext())
+    jf(PlantKey(build()), plant.CreateDefaultContext())
+    assert len(traces) == 2

@@ -31,6 +31,7 @@ from jaxbody.identification.inertial_parameters import (
     inertial_parameters_from_log_cholesky,
 )
 from jaxbody.identification.measurements import joint_torques
+from jaxbody.plant.plant_key import PlantKey
 
 DEFAULT_LEARNING_RATE = 1e-2  # Adam's initial step in θ (log-mass, COM in m, ...)
 
@@ -165,16 +166,17 @@ def identify_by_gradient(plant, context, data, theta0, bodies, steps=2000, optim
                          f"{NUM_PARAMETERS}), got {theta0.shape}")
     w = default_weights(data.measured) if weights is None else jnp.asarray(weights)
     opt = default_optimizer(int(steps)) if optimizer is None else optimizer
-    theta, thetas, losses = _optimize(plant, bodies, measure, opt, int(steps), context, data,
+    theta, thetas, losses = _optimize(PlantKey(plant), bodies, measure, opt, int(steps), context, data,
                                       theta0, w, theta_prior, jnp.asarray(prior_weight))
     return GradientIdentificationResult(theta, inertial_parameters_from_log_cholesky(theta),
                                         thetas, losses)
 
 
 @functools.partial(jax.jit, static_argnums=(0, 1, 2, 3, 4))
-def _optimize(plant, bodies, measure, opt, steps, context, data, theta0, w, theta_prior,
+def _optimize(key, bodies, measure, opt, steps, context, data, theta0, w, theta_prior,
               prior_weight):
     """The optimization as one ``lax.scan``: (θ_final, θ history, loss history)."""
+    plant = key.plant  # compiled once per model (`PlantKey`)
 
     def loss_fn(theta):
         return prediction_loss(theta, plant, context, bodies, data, measure, w, theta_prior,

@@ -20,6 +20,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxbody.core.checks import check_shape
+from jaxbody.plant.plant_key import PlantKey
 
 
 class DiscreteRolloutResult(NamedTuple):
@@ -109,7 +110,7 @@ def discrete_rollout(plant, context, controller=None, num_steps=1, *, params=Non
         if xd.shape == (nx,):
             xd = jnp.broadcast_to(xd, (num_steps, nx))
         desired_states = check_shape("discrete_rollout: desired_states", xd, (num_steps, nx))
-    r = _discrete_rollout(plant, controller, num_steps, bool(save_trajectory),
+    r = _discrete_rollout(PlantKey(plant), controller, num_steps, bool(save_trajectory),
                           bool(save_contacts), bool(checkpoint), solver_parameters, context,
                           params, controls, desired_states)
     if on_overflow == "raise":
@@ -141,8 +142,9 @@ def _raise_on_overflow(r: DiscreteRolloutResult) -> DiscreteRolloutResult:
 
 
 @partial(jax.jit, static_argnums=(0, 1, 2, 3, 4, 5, 6))
-def _discrete_rollout(plant, controller, num_steps, save, save_contacts, checkpoint, sparams,
+def _discrete_rollout(key, controller, num_steps, save, save_contacts, checkpoint, sparams,
                       context, params, controls, desired_states):
+    plant = key.plant  # compiled once per model (`PlantKey`)
     dtype = context.v.dtype
     context = context.replace(time=jnp.asarray(context.time, dtype))
 

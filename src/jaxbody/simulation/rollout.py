@@ -26,6 +26,7 @@ import jax
 import jax.numpy as jnp
 
 from jaxbody.core.checks import check_shape
+from jaxbody.plant.plant_key import PlantKey
 from jaxbody.simulation.integrators import INTEGRATORS, normalize_quaternions
 
 
@@ -108,14 +109,15 @@ def rollout(plant, context, controller=None, num_steps=1, dt=1e-3, *, params=Non
     if desired_states is not None:
         desired_states = check_shape("rollout: desired_states", desired_states,
                                       (num_steps, 2 * plant.num_actuators()))
-    return _rollout(plant, controller, num_steps, integrator, bool(save_trajectory), checkpoint,
+    return _rollout(PlantKey(plant), controller, num_steps, integrator, bool(save_trajectory), checkpoint,
                     method, bool(project_quaternions), context, dt, params, controls,
                     desired_states)
 
 
 @partial(jax.jit, static_argnums=(0, 1, 2, 3, 4, 5, 6, 7))
-def _rollout(plant, controller, num_steps, integrator, save, checkpoint, method, project,
+def _rollout(key, controller, num_steps, integrator, save, checkpoint, method, project,
              context, dt, params, controls, desired_states):
+    plant = key.plant  # compiled once per model (`PlantKey`)
     nq = plant.num_positions()
     dtype = context.v.dtype
     dt = jnp.asarray(dt, dtype)
