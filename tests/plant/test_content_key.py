@@ -1,11 +1,13 @@
 """Compiled-code identity: two plants share compiled code only when nothing traced code reads
-off them differs (`jaxbody.plant.fingerprint`).
+off them differs: a plant's identity is its compiled `Model`, whose key hashes the model's own
+fields (`jaxbody.model.content_key`).
 
 - the regression: two plants identical but for an actuator's effort limit gave one trajectory
   in one process (the second reused the first's compiled rollout);
 - every builder setter, changed one at a time from a model that uses them all, gives a plant
   that neither compares equal nor shares a trace;
-- every field of every element, perturbed in place, changes the key (nothing is left out);
+- every field of every element, perturbed in the builder, changes the model's key (nothing is
+  left out);
 - equal builds still compare equal and share compiled code.
 """
 
@@ -50,8 +52,9 @@ VARIANTS = dict(
 )
 
 
-def build(**overrides):
-    """A discrete plant that exercises every builder setter, with ``overrides`` applied."""
+def build(before_finalize=None, **overrides):
+    """A discrete plant that exercises every builder setter, with ``overrides`` applied (and
+    ``before_finalize(plant)`` called just before Finalize)."""
     c = {**BASE, **overrides}
     plant = jb.MultibodyPlant(time_step=c["time_step"])
     mi = plant.AddModelInstance(c["instance_name"])
@@ -93,6 +96,8 @@ def build(**overrides):
                                     props)
     plant.RegisterCollisionGeometry(tool, jb.RigidTransform(), jb.Sphere(0.03), "tool",
                                     jb.CoulombFriction(0.5, 0.5))
+    plant.RegisterCollisionGeometry(upper, jb.RigidTransform(), jb.Sphere(0.02), "upper",
+                                    jb.CoulombFriction(0.5, 0.5))  # adjacent to lower
     plant.RegisterCollisionGeometry(lower, jb.RigidTransform(), jb.Box(0.1, 0.1, 0.2), "lower",
                                     jb.CoulombFriction(0.5, 0.5))
     plant.RegisterCollisionGeometry(plant.world_body(), jb.RigidTransform([0, 0, c["ground_z"]]),
@@ -110,6 +115,8 @@ def build(**overrides):
     if c["max_active"] is not None:
         plant.set_max_active_contacts(c["max_active"])
     plant.SetDefaultFreeBodyPose(ball, jb.RigidTransform([0.3, 0.0, c["free_z"]]))
+    if before_finalize is not None:
+        before_finalize(plant)
     plant.Finalize()
     shoulder.set_default_angle(c["default_q"])  # after Finalize, as Drake allows
     return plant
@@ -211,30 +218,48 @@ def _perturbed(value):
 
 
 def _element_fields(plant):
-    """(list name, position, field name) of every perturbable field of every element."""
+    """(list name, position, field name) of every perturbable field of every element (not the
+    indices, which the plant assigns)."""
     for list_name in ("_bodies", "_frames", "_joints", "_actuators", "_force_elements",
                       "_geometries"):
         for i, element in enumerate(getattr(plant, list_name)):
             for field, value in vars(element).items():
-                if _perturbed(value) is not None:
+                if _perturbed(value) is not None and field != "_index":
                     yield list_name, i, field
 
 
+# set again by build() after Finalize (as Drake allows), so a perturbation before is overwritten
+OVERWRITTEN_AFTER_FINALIZE = {("_joints", 0, "_default_q")}
+
+
 def test_every_element_field_is_part_of_the_key(base):
-    fields = list(_element_fields(base))
+    """Every field of every element, perturbed in the builder just before Finalize, gives a
+    different compiled model (or an error at Finalize): nothing the builder holds is left out of
+    the model and its key."""
+    fields = []
+    build(before_finalize=lambda plant: fields.extend(_element_fields(plant)))
     assert len(fields) > 60
     for list_name, i, field in fields:
-        plant = build()
-        element = getattr(plant, list_name)[i]
-        setattr(element, field, _perturbed(copy.copy(getattr(element, field))))
-        assert plant != base, f"{list_name}[{i}].{field} is not part of the plant's key"
+        if (list_name, i, field) in OVERWRITTEN_AFTER_FINALIZE:
+            continue
+
+        def perturb(plant, list_name=list_name, i=i, field=field):
+            element = getattr(plant, list_name)[i]
+            setattr(element, field, _perturbed(copy.copy(getattr(element, field))))
+
+        try:
+            plant = build(before_finalize=perturb)
+        except (ValueError, RuntimeError, TypeError, IndexError, KeyError):
+            continue  # a perturbation Finalize rejects
+        assert plant != base, f"{list_name}[{i}].{field} is not part of the model's key"
+        assert plant.compiled_model().key != base.compiled_model().key
 
 
 def test_setters_after_finalize_refresh_the_key():
     plant = build()
-    before = plant._content_key()
+    before = plant.compiled_model()
     plant.GetJointByName(BASE["joint_name"]).set_default_angle(VARIANTS["default_q"])
-    assert plant._content_key() != before
+    assert plant.compiled_model() != before and plant.compiled_model().key != before.key
     assert plant == build(default_q=VARIANTS["default_q"])
 
 
@@ -244,18 +269,18 @@ CALLS = {  # calls that leave compiled queries and jitted conveniences on the pl
     "surfaces": lambda p: p.ComputeContactSurfaces(p.CreateDefaultContext()),
     "default_angle": lambda p: p.GetJointByName(BASE["joint_name"]).set_default_angle(
         BASE["default_q"]),  # the same value again: refreshes the key
-    "key": lambda p: p._content_key(),
+    "model": lambda p: p.compiled_model(),
 }
 
 
 def test_equal_builds_stay_equal_after_any_sequence_of_calls(base):
-    """Caches a plant keeps (compiled queries, jitted conveniences, the key) are never part of
-    its identity, whatever their names, and whatever was called before the key is refreshed:
-    a random sequence of calls on one of two equal builds, each followed by a key refresh."""
+    """What a plant computes (compiled queries, jitted conveniences, its model) never enters
+    its identity, whatever was called before its model is compiled again: a random sequence
+    of calls on one of two equal builds, each followed by a recompile."""
     other = build()
     for name in np.random.default_rng(0).permutation(sorted(CALLS)):
         CALLS[name](other)
-        other._invalidate_content_key()
+        other._model_changed()
         assert other == base and hash(other) == hash(base), f"after {name}"
         assert other.compiled_model() == base.compiled_model(), f"after {name}"
     assert other != build(stiffness=VARIANTS["stiffness"])

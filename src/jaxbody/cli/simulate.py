@@ -25,6 +25,7 @@ from jaxbody.cli import simulate_outputs as outputs
 from jaxbody.cli.models import CliError, load_model
 from jaxbody.cli.scenes import SCENES, Model
 from jaxbody.cli.simulate_options import DEFAULT_CHUNK, add_arguments, validate  # noqa: F401
+from jaxbody.plant.plant_key import PlantKey
 from jaxbody.simulation.integrators import quaternion_indices
 
 CHUNK_BUDGET = 2e7  # numbers a chunk may stack (all envs, all per-step outputs): bounds memory
@@ -46,9 +47,11 @@ BATCH_CHUNK = 16  # on CPU, a batch runs as a loop over vmapped chunks of this m
 
 # ---- the compiled pieces (module level: equal plants hit the same jit cache) -------------------
 @partial(jax.jit, static_argnums=(0, 1, 2, 3, 4))
-def _chunk(plant, num_steps, record, integrator, batched, context, q, v, dt, xd):
-    """``num_steps`` steps from each (q, v); per-step outputs stacked, recorded ones only when
-    ``record``; ``xd``: the PD controllers' desired state (``--hold``), or None."""
+def _chunk(key, num_steps, record, integrator, batched, context, q, v, dt, xd):
+    """``num_steps`` steps from each (q, v) of the plant of ``key`` (a `PlantKey`); per-step
+    outputs stacked, recorded ones only when ``record``; ``xd``: the PD controllers' desired
+    state (``--hold``), or None."""
+    plant = key.plant
     def one(q, v):
         ctx = context.replace(q=q, v=v)
         if plant.is_discrete():
@@ -75,8 +78,9 @@ def _chunk(plant, num_steps, record, integrator, batched, context, q, v, dt, xd)
 
 
 @partial(jax.jit, static_argnums=0)
-def _energy(plant, context, x):
-    """Kinetic + potential energy (J) of states x (..., nq + nv)."""
+def _energy(key, context, x):
+    """Kinetic + potential energy (J) of states x (..., nq + nv); ``key``: a `PlantKey`."""
+    plant = key.plant
     nq = plant.num_positions()
     flat = x.reshape(-1, x.shape[-1])
 
@@ -224,14 +228,14 @@ def run(args, warn=None) -> list:
     jax.monitoring.register_event_listener(hits)
     t0 = time.perf_counter()
     try:
-        compiled = _chunk.lower(plant, chunk, record, args.integrator, B > 1, context, q, v, dt,
-                                xd).compile()
+        compiled = _chunk.lower(PlantKey(plant), chunk, record, args.integrator, B > 1, context,
+                                q, v, dt, xd).compile()
     finally:
         _unregister(hits)
     compile_s = time.perf_counter() - t0
     x0 = jnp.concatenate([q, v], -1)
     cat, q, v, run_s = _run_chunks(args, model, compiled, context, q, v, dt, chunk, K, xd)
-    e0, e1 = (np.asarray(_energy(plant, context, x)) for x in (x0, jnp.concatenate([q, v], -1)))
+    e0, e1 = (np.asarray(_energy(PlantKey(plant), context, x)) for x in (x0, jnp.concatenate([q, v], -1)))
 
     lines = [f"{model.name}: {_plural(plant.num_bodies() - 1, 'body')}, nq={nq}, nv={nv}, "
              f"{_plural(plant.num_collision_geometries(), 'collision geometry')}"
@@ -267,7 +271,8 @@ def run(args, warn=None) -> list:
         lines.append(f"  wrote {args.out}")
         X = np.concatenate([np.asarray(x0)[..., None, :], cat["states"]], -2)
         times = float(context.time) + step * np.arange(N + 1)
-        plot = outputs.write_plot(args.out, times, np.asarray(_energy(plant, context, jnp.asarray(X))),
+        energy = np.asarray(_energy(PlantKey(plant), context, jnp.asarray(X)))
+        plot = outputs.write_plot(args.out, times, energy,
                                   cat, discrete, B > 1)
         lines.append(f"  wrote {plot}" if plot else "  (no plot: matplotlib is not installed)")
     if args.html:

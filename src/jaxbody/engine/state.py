@@ -87,6 +87,35 @@ def set_positions_and_velocities(model, context, x, model_instance=None):
     return set_velocities(model, set_positions(model, context, x[:nq], mi), x[nq:], mi)
 
 
+def default_context(model, dtype):
+    """A context at the default state (the default q, v = 0, time 0) with the model's default
+    parameters, every leaf of ``dtype``."""
+    return Context(
+        time=jnp.zeros((), dtype), q=jnp.asarray(model.default_q, dtype),
+        v=jnp.zeros(model.nv, dtype),
+        parameters=jax.tree.map(lambda x: jnp.asarray(x, dtype), model.default_parameters),
+        plant_key=model.topology.key)
+
+
+def random_state(model, context, key):
+    """A new context whose positions are drawn joint by joint from the joints' random
+    distributions (`JointTable.random_samplers`, each ``key -> (nq_joint,)``; the default
+    positions where a joint has none) with one split of the PRNG ``key`` per joint, and v = 0."""
+    joints = model.joints
+    keys = jax.random.split(key, max(len(joints.names), 1))
+    q = jnp.asarray(model.default_q, context.q.dtype)
+    for j, sampler in enumerate(joints.random_samplers):
+        if sampler is None:
+            continue
+        start, n = int(joints.q_start[j]), int(joints.nq[j])
+        qj = jnp.asarray(sampler(keys[j]), context.q.dtype)
+        if qj.shape != (n,):
+            raise ValueError(f"Joint '{joints.names[j]}': its random distribution returned shape "
+                             f"{qj.shape}, expected ({n},)")
+        q = q.at[start: start + n].set(qj)
+    return context.replace(q=q, v=jnp.zeros_like(context.v))
+
+
 def set_default_state(model, context):
     """A new context at the default state: the default positions, zero velocities; time and
     parameters kept."""

@@ -176,7 +176,7 @@ class Joint(MultibodyElement):
         self._default_q = q
         if self._plant is not None and self._plant.is_finalized():
             self._plant._default_q[self._q_slice()] = q
-            self._plant._invalidate_content_key()
+            self._plant._model_changed()
 
     def set_random_positions_distribution(self, sampler):
         """Draws this joint's q in ``plant.SetRandomState`` from ``sampler(key)`` (a JAX PRNG key
@@ -188,20 +188,7 @@ class Joint(MultibodyElement):
                             f"key -> ({self.kind.nq},) array, got {type(sampler).__name__}")
         self._random_sampler = sampler
         if self._plant is not None and self._plant.is_finalized():
-            self._plant._invalidate_content_key()  # traced code reads the sampler
-
-    def _random_positions(self, key, dtype):
-        """(q, drawn): this joint's sampled q, or its default if it has no distribution."""
-        sampler = self._random_sampler
-        if sampler is None:
-            return self._default_q, False
-        import jax.numpy as jnp
-
-        q = jnp.asarray(sampler(key), dtype)
-        if q.shape != (self.kind.nq,):
-            raise ValueError(f"Joint '{self._name}': its random distribution returned shape "
-                             f"{q.shape}, expected ({self.kind.nq},)")
-        return q, True
+            self._plant._model_changed()  # the model holds the samplers
 
     def GetPositions(self, context):
         return context.q[self._q_slice()]

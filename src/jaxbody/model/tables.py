@@ -23,6 +23,20 @@ class BodyTable(NamedTuple):
     gravity_disabled: np.ndarray
 
 
+class FrameTable(NamedTuple):
+    """Frames in FrameIndex order (their poses in their bodies are parameters).
+
+    Attributes:
+        names: each frame's name.
+        instance: (nf,) ModelInstanceIndex of each frame.
+        body: (nf,) BodyIndex of the body each frame is fixed to.
+    """
+
+    names: tuple
+    instance: np.ndarray
+    body: np.ndarray
+
+
 class JointTable(NamedTuple):
     """Joints in JointIndex order, and the plant's stacked limits.
 
@@ -34,6 +48,10 @@ class JointTable(NamedTuple):
         node: (nj,) the tree node the joint moves.
         q_lower, q_upper: (nq_total,) position limits, in q order.
         v_lower, v_upper: (nv_total,) velocity limits, in v order.
+        a_lower, a_upper: (nv_total,) acceleration limits, in v order (reported, not enforced,
+            as in Drake).
+        random_samplers: each joint's random distribution of its positions for
+            ``SetRandomState`` (a pure-JAX callable PRNG key -> (nq,)), or None.
     """
 
     names: tuple
@@ -49,6 +67,9 @@ class JointTable(NamedTuple):
     q_upper: np.ndarray
     v_lower: np.ndarray
     v_upper: np.ndarray
+    a_lower: np.ndarray
+    a_upper: np.ndarray
+    random_samplers: tuple
 
 
 class ActuatorTable(NamedTuple):

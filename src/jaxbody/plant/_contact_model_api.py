@@ -87,12 +87,6 @@ class ContactModelAPI(PlantCore):
                              "jaxbody's discrete step is SAP (kSap, kSimilar or kLagged)")
         self._discrete_approximation = approximation
 
-    def _hunt_crossley_model(self):
-        """None for kSap, else "similar" or "lagged" (the discrete layout's key)."""
-        a = self.get_discrete_contact_approximation()
-        return {DiscreteContactApproximation.kSimilar: "similar",
-                DiscreteContactApproximation.kLagged: "lagged"}.get(a)
-
     def get_discrete_contact_approximation(self):
         return getattr(self, "_discrete_approximation", DiscreteContactApproximation.kSap)
 
@@ -111,7 +105,7 @@ class ContactModelAPI(PlantCore):
         self._penetration_allowance = delta
         if self.is_finalized():
             set_default_contact_parameters(self)
-            self._invalidate_content_key()
+            self._model_changed()
 
     def get_penetration_allowance(self):
         return getattr(self, "_penetration_allowance", DEFAULT_PENETRATION_ALLOWANCE)

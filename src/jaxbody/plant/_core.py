@@ -28,7 +28,6 @@ from jaxbody.forces.gravity import UniformGravityFieldElement
 from jaxbody.geometry import Role
 from jaxbody.geometry.collision.query import ContactQueryOptions
 from jaxbody.plant.compile_model import compile_model
-from jaxbody.plant.fingerprint import DerivedCaches
 
 
 def _fmt_instance(plant, mi):
@@ -42,7 +41,7 @@ class PlantCore:
         time_step = float(time_step)
         if not np.isfinite(time_step) or time_step < 0:
             raise ValueError(f"MultibodyPlant: time_step must be finite and >= 0, got {time_step}")
-        self._derived = DerivedCaches()  # caches computed from the plant (not its identity)
+        self._compiled = None  # the `Model`, compiled at Finalize (see `_model`)
         self._time_step = time_step
         self._finalized = False
         self._instance_names = ["WorldModelInstance", "DefaultModelInstance"]
@@ -54,6 +53,8 @@ class PlantCore:
         self._collision_filter_declarations = []  # (set of ids, set of ids or None)
         self._contact_query_options = ContactQueryOptions()
         self._collision_pairs = None  # (pair_a, pair_b) collision indices, at Finalize
+        self._point_pairs = None  # (pair_a, pair_b) of point contact, at Finalize
+        self._hydroelastic_pairs = []  # the hydroelastic pairs, at Finalize
         # constraints, by kind in registration order, and (kind, slot) by constraint id
         self._couplers, self._balls, self._distances, self._welds = [], [], [], []
         self._constraint_order = []
@@ -92,18 +93,16 @@ class PlantCore:
     def _model(self):
         """The compiled `Model` (`plant/compile_model.py`), made at Finalize and again after a
         setter that changes the plant."""
-        model = self._derived.model
+        model = self._compiled
         if model is None:
             self._require_finalized("the compiled model")
-            model = compile_model(self)
-            self._derived.model = model
+            model = self._compiled = compile_model(self)
         return model
 
-    def _invalidate_content_key(self):
-        """Called by the setters that may change the plant after Finalize(): the next
-        computation compiles a new `Model`."""
-        self._derived.content_key = None
-        self._derived.model = None
+    def _model_changed(self):
+        """Called by the setters Drake allows after Finalize(): the next computation compiles
+        a new `Model` (the old one, and compiled code keyed on it, stay as they were)."""
+        self._compiled = None
 
     # --- Lifecycle ------------------------------------------------------------------------------
     def time_step(self) -> float:

@@ -26,15 +26,12 @@ from jaxbody.plant.hydroelastic_results import contact_surfaces
 class HydroelasticAPI(PlantCore):
     """Mixin of `MultibodyPlant`: hydroelastic pairs and surfaces."""
 
-    def _hydro_pairs(self):
-        return getattr(self, "_hydroelastic_pairs", [])
-
     def CalcHydroelasticSurfaces(self, context) -> list:
         """The contact surface of every hydroelastic pair (pure; jit/vmap/grad): a list, in
         pair order, of `HydroSurface` (`ContactPolygons` with M the geometry of lower collision
         index, normals out of N into M, fixed slot count per pair, and ``overflow``)."""
         self._check_context(context, "CalcHydroelasticSurfaces")
-        if not self._hydro_pairs():
+        if not self._model.contact.hydro_pairs:
             return []
         return hydroelastic.surfaces(self._model, context)
 
@@ -44,6 +41,6 @@ class HydroelasticAPI(PlantCore):
         hydroelastic pair whose surface has a face (``keep_empty``: None for the others, one
         entry per pair)."""
         self._check_context(context, "ComputeContactSurfaces")  # also before Finalize
-        if not self._hydro_pairs():
+        if not self._model.contact.hydro_pairs:
             return []
         return contact_surfaces(self._model, context, keep_empty)

@@ -79,42 +79,27 @@ class LookupAPI(PlantCore):
         return {b.index() for b in self._bodies[1:] if b.is_floating()}
 
     # --- Limits (Drake: whole-plant vectors in q, v or actuator order) -------------------------
-    def _stack_limits(self, what, which, start, count, getter):
+    def _limits(self, what, field):
         self._require_finalized(what)
-        out = np.full(getattr(self._topology, which), np.nan)
-        for j in self._joints:
-            out[start(j): start(j) + count(j)] = getter(j)
-        return out
+        return getattr(self._model.joints, field).copy()
 
     def GetPositionLowerLimits(self):
-        return self._stack_limits("GetPositionLowerLimits", "nq",
-                                  lambda j: j.position_start(), lambda j: j.num_positions(),
-                                  lambda j: j.position_lower_limits())
+        return self._limits("GetPositionLowerLimits", "q_lower")
 
     def GetPositionUpperLimits(self):
-        return self._stack_limits("GetPositionUpperLimits", "nq",
-                                  lambda j: j.position_start(), lambda j: j.num_positions(),
-                                  lambda j: j.position_upper_limits())
+        return self._limits("GetPositionUpperLimits", "q_upper")
 
     def GetVelocityLowerLimits(self):
-        return self._stack_limits("GetVelocityLowerLimits", "nv",
-                                  lambda j: j.velocity_start(), lambda j: j.num_velocities(),
-                                  lambda j: j.velocity_lower_limits())
+        return self._limits("GetVelocityLowerLimits", "v_lower")
 
     def GetVelocityUpperLimits(self):
-        return self._stack_limits("GetVelocityUpperLimits", "nv",
-                                  lambda j: j.velocity_start(), lambda j: j.num_velocities(),
-                                  lambda j: j.velocity_upper_limits())
+        return self._limits("GetVelocityUpperLimits", "v_upper")
 
     def GetAccelerationLowerLimits(self):
-        return self._stack_limits("GetAccelerationLowerLimits", "nv",
-                                  lambda j: j.velocity_start(), lambda j: j.num_velocities(),
-                                  lambda j: j.acceleration_lower_limits())
+        return self._limits("GetAccelerationLowerLimits", "a_lower")
 
     def GetAccelerationUpperLimits(self):
-        return self._stack_limits("GetAccelerationUpperLimits", "nv",
-                                  lambda j: j.velocity_start(), lambda j: j.num_velocities(),
-                                  lambda j: j.acceleration_upper_limits())
+        return self._limits("GetAccelerationUpperLimits", "a_upper")
 
     def GetEffortLowerLimits(self):
         """(num_actuators,) ``-effort_limit`` of each actuator."""

@@ -3,13 +3,11 @@ facade over `jaxbody.engine.state`.
 
 Every setter returns a new `Context`. Per-model-instance accessors select the coordinates of
 that instance's joints in the plant's q (or v) order, as Drake does. What stays here reads the
-builder's elements: the default context (compiling the model needs it), the joints' default
-positions and random distributions, and the free bodies' floating joints.
+builder's elements: the joints' default positions and the free bodies' floating joints.
 """
 
 from __future__ import annotations
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -20,7 +18,6 @@ from jaxbody.joints.orientation_joints import floating_positions
 from jaxbody.math import RigidTransform
 from jaxbody.math.so3 import quaternion_to_rotation, rpy_to_rotation
 from jaxbody.plant._core import PlantCore
-from jaxbody.plant.default_parameters import default_parameters
 
 
 class StateAPI(PlantCore):
@@ -32,11 +29,7 @@ class StateAPI(PlantCore):
                 ``jax_enable_x64`` is on, else float32).
         """
         self._require_finalized("CreateDefaultContext")
-        dtype = jnp.zeros(()).dtype if dtype is None else dtype
-        return Context(
-            time=jnp.zeros((), dtype), q=jnp.asarray(self._default_q, dtype),
-            v=jnp.zeros(self._topology.nv, dtype), parameters=default_parameters(self, dtype),
-            plant_key=self._topology.key)
+        return state.default_context(self._model, jnp.zeros(()).dtype if dtype is None else dtype)
 
     def _instance(self, model_instance, what):
         return None if model_instance is None else self._check_instance(model_instance, what)
@@ -126,13 +119,7 @@ class StateAPI(PlantCore):
         take their default positions; velocities are zero, as in Drake. Pure JAX: vmap it over
         keys for a batch of random states."""
         self._check_context(context, "SetRandomState")
-        keys = jax.random.split(key, max(len(self._joints), 1))
-        q = jnp.asarray(self._model.default_q, context.q.dtype)
-        for j, k in zip(self._joints, keys):  # the samplers live on the joints
-            qj, drawn = j._random_positions(k, context.q.dtype)
-            if drawn:
-                q = q.at[j.position_start(): j.position_start() + j.num_positions()].set(qj)
-        return context.replace(q=q, v=jnp.zeros_like(context.v))
+        return state.random_state(self._model, context, key)
 
     def SetGravityVector(self, context, g):
         """A new context whose gravity parameter is ``g`` (m/s², in World)."""

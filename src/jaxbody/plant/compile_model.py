@@ -3,7 +3,9 @@
 The only place that reads the builder's element objects on behalf of the engine: everything
 the engine functions need is copied here into typed NumPy tables and records
 (`jaxbody.model`). The plant compiles its model at Finalize and again after any setter Drake
-allows afterwards (``_invalidate_content_key``), so a model never changes once made.
+allows afterwards (``_model_changed``), so a model never changes once made. Its key is the hash
+of its own fields (`jaxbody.model.content_key`): nothing the builder holds outside the model
+takes part, and nothing the model holds is left out.
 """
 
 from __future__ import annotations
@@ -24,13 +26,17 @@ from jaxbody.contact.discrete_layout import (
     tree_layout,
     weld_rows,
 )
+from jaxbody.core.context import Context
 from jaxbody.forces.gravity import UniformGravityFieldElement
+from jaxbody.geometry.geometry_instance import Role
 from jaxbody.math.rigid_transform import RigidTransform
 from jaxbody.model import Model
 from jaxbody.model.constraint_spec import ConstraintSpec
 from jaxbody.model.contact_spec import ContactSpec
-from jaxbody.model.tables import ActuatorTable, BodyTable, InstanceTable, JointTable
-from jaxbody.plant.fingerprint import plant_fingerprint
+from jaxbody.model.content_key import content_key
+from jaxbody.model.tables import ActuatorTable, BodyTable, FrameTable, InstanceTable, JointTable
+from jaxbody.plant.contact_settings import DiscreteContactApproximation
+from jaxbody.plant.default_parameters import default_parameters
 
 
 def _stack(n, joints, start, count, getter):
@@ -59,7 +65,20 @@ def _joint_table(plant) -> JointTable:
         v_lower=_stack(topo.nv, joints, lambda j: j.velocity_start(),
                        lambda j: j.num_velocities(), lambda j: j.velocity_lower_limits()),
         v_upper=_stack(topo.nv, joints, lambda j: j.velocity_start(),
-                       lambda j: j.num_velocities(), lambda j: j.velocity_upper_limits()))
+                       lambda j: j.num_velocities(), lambda j: j.velocity_upper_limits()),
+        a_lower=_stack(topo.nv, joints, lambda j: j.velocity_start(),
+                       lambda j: j.num_velocities(), lambda j: j.acceleration_lower_limits()),
+        a_upper=_stack(topo.nv, joints, lambda j: j.velocity_start(),
+                       lambda j: j.num_velocities(), lambda j: j.acceleration_upper_limits()),
+        random_samplers=tuple(j._random_sampler for j in joints))
+
+
+def _frame_table(plant) -> FrameTable:
+    frames = plant._frames
+    return FrameTable(
+        names=tuple(f.name() for f in frames),
+        instance=np.asarray([int(f.model_instance()) for f in frames], np.int64),
+        body=np.asarray([int(f.body().index()) for f in frames], np.int64))
 
 
 def _actuator_table(plant) -> ActuatorTable:
@@ -101,23 +120,25 @@ def _body_table(plant) -> BodyTable:
                                      if int(b.model_instance()) in off], np.int64))
 
 
-def _default_body_poses(plant):
-    """(R_WB (nb, 3, 3), p_WB (nb, 3)) in BodyIndex order at the default context (host)."""
+def _default_body_poses(plant, parameters):
+    """(R_WB (nb, 3, 3), p_WB (nb, 3)) in BodyIndex order at the default state (host)."""
     with jax.ensure_compile_time_eval():
-        ctx = plant.CreateDefaultContext(jnp.float64)
         topo = plant._topology
+        ctx = Context(time=jnp.zeros(()), q=jnp.asarray(plant._default_q, jnp.float64),
+                      v=jnp.zeros(topo.nv, jnp.float64),
+                      parameters=jax.tree.map(lambda x: jnp.asarray(x, jnp.float64), parameters))
         jk = kin.joint_kinematics(topo, ctx.q, ctx.v)
         pk = kin.position_kinematics(topo, ctx.q, ctx.parameters, jk)
         nodes = topo.body_node
         return np.asarray(pk.R_WB[nodes]), np.asarray(pk.p_WB[nodes])
 
 
-def _constraint_spec(plant) -> ConstraintSpec:
+def _constraint_spec(plant, parameters) -> ConstraintSpec:
     """The specs, ball and weld ones with every ``p_BQ`` / ``X_BQ`` set: Q at P in the default
     configuration where not given (Drake's rule)."""
     balls, welds = plant._balls, plant._welds
     if any(s.p_BQ is None for s in balls) or any(s.X_BQ is None for s in welds):
-        R, p = _default_body_poses(plant)
+        R, p = _default_body_poses(plant, parameters)
 
         def pose(b):
             return RigidTransform(R[b], p[b])
@@ -146,7 +167,7 @@ def _contact_spec(plant) -> ContactSpec:
     geoms = tuple(plant._collision_geometries())
     empty = (np.zeros(0, np.int64), np.zeros(0, np.int64))
     pairs = plant._collision_pairs if plant._collision_pairs is not None else empty
-    point_pairs = tuple(plant._point_pairs) if getattr(plant, "_point_pairs", None) else empty
+    point_pairs = tuple(plant._point_pairs) if plant._point_pairs else empty
     return ContactSpec(
         geometries=geoms,
         geometry_body=np.asarray([int(g.body().index()) for g in geoms], np.int64),
@@ -155,7 +176,7 @@ def _contact_spec(plant) -> ContactSpec:
                         float).reshape(-1, 3, 3),
         p_BG=np.asarray([g.pose_in_body().translation() for g in geoms], float).reshape(-1, 3),
         collision_pairs=tuple(pairs), point_pairs=point_pairs,
-        hydro_pairs=tuple(plant._hydro_pairs()),
+        hydro_pairs=tuple(plant._hydroelastic_pairs),
         query_options=plant.get_contact_query_options(),
         default_parameters=dict(getattr(plant, "_default_contact_parameters", {})),
         has_friction=np.asarray(getattr(plant, "_has_friction", ()), bool),
@@ -163,6 +184,11 @@ def _contact_spec(plant) -> ContactSpec:
         stiction_tolerance=float(plant.stiction_tolerance()),
         max_active_contacts=getattr(plant, "_max_active_contacts", None),
         capacity_setting=getattr(plant, "_contact_capacity", "auto"))
+
+
+# The discrete layout's name of Drake's approximations that use Hunt-Crossley (None: kSap).
+_HUNT_CROSSLEY = {DiscreteContactApproximation.kSimilar: "similar",
+                  DiscreteContactApproximation.kLagged: "lagged"}
 
 
 def _discrete_layout(plant, joints: JointTable, actuators: ActuatorTable,
@@ -195,19 +221,25 @@ def _discrete_layout(plant, joints: JointTable, actuators: ActuatorTable,
                         [np.asarray(s.X_BQ.translation()) for s in welds]),
         pd=PdRows(pd.astype(np.int64), actuators.dof[pd], actuators.q[pd],
                   actuators.effort_limit[pd]),
-        hunt_crossley=plant._hunt_crossley_model(),
+        hunt_crossley=_HUNT_CROSSLEY.get(plant.get_discrete_contact_approximation()),
         stiction_tolerance=float(plant.stiction_tolerance()))
 
 
 def compile_model(plant) -> Model:
-    """The `Model` of a finalized plant, as its builder state is now."""
-    joints, actuators = _joint_table(plant), _actuator_table(plant)
-    constraints = _constraint_spec(plant)
-    return Model(
-        key=plant_fingerprint(plant), time_step=plant.time_step(), topology=plant._topology,
-        bodies=_body_table(plant), joints=joints, actuators=actuators,
-        instances=_instance_table(plant), force_elements=tuple(plant._force_elements),
-        default_q=np.asarray(plant._default_q, float).copy(), constraints=constraints,
-        contact=_contact_spec(plant),
-        discrete=_discrete_layout(plant, joints, actuators, constraints),
-        forward_dynamics_method="crba" if plant._topology.nv <= 12 else "aba")
+    """The `Model` of a finalized plant, as its builder state is now (host values, also when
+    the first computation that needs it is being traced)."""
+    with jax.ensure_compile_time_eval():
+        joints, actuators = _joint_table(plant), _actuator_table(plant)
+        parameters = default_parameters(plant)
+        constraints = _constraint_spec(plant, parameters)
+        fields = dict(
+            time_step=plant.time_step(), topology=plant._topology, bodies=_body_table(plant),
+            frames=_frame_table(plant),
+            joints=joints, actuators=actuators, instances=_instance_table(plant),
+            force_elements=tuple(plant._force_elements),
+            default_q=np.asarray(plant._default_q, float).copy(), default_parameters=parameters,
+            constraints=constraints, contact=_contact_spec(plant),
+            visual_geometries=tuple(g for g in plant._geometries if g.role() is Role.kIllustration),
+            discrete=_discrete_layout(plant, joints, actuators, constraints),
+            forward_dynamics_method="crba" if plant._topology.nv <= 12 else "aba")
+        return Model(key=content_key(sorted(fields.items(), key=lambda kv: kv[0]), owner=plant), **fields)

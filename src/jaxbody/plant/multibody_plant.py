@@ -56,7 +56,6 @@ from jaxbody.plant.compile_model import compile_model
 from jaxbody.plant.default_parameters import build_defaults
 from jaxbody.plant.finalize_checks import check_constraints_at_finalize
 from jaxbody.plant.finalize_contact import finalize_contact_query
-from jaxbody.plant.fingerprint import plant_fingerprint
 from jaxbody.plant.forest import grow_forest
 from jaxbody.plant.topology import compile_topology
 
@@ -73,24 +72,14 @@ class MultibodyPlant(ConstraintsAPI, ConstraintParamsAPI, ContactModelAPI, Conta
         time_step: 0 for a continuous-time plant; > 0 (s) for a discrete plant.
     """
 
-    # --- Identity (a finalized plant hashes by content, so equal models share jit caches) ------
+    # --- Identity (a finalized plant is its compiled model: equal models share jit caches) -----
     def __hash__(self):
-        return hash(self._content_key()) if self._finalized else id(self)
+        return hash(self._model) if self._finalized else id(self)
 
     def __eq__(self, other):
         if not (self._finalized and isinstance(other, MultibodyPlant) and other._finalized):
             return self is other
-        return self._content_key() == other._content_key()
-
-    def _content_key(self):
-        """The plant's content fingerprint (`jaxbody.plant.fingerprint`): every value traced code
-        may read off the plant takes part, so equal keys may share compiled code. Computed once,
-        outside any trace (jit compares plants inside traces)."""
-        key = self._derived.content_key
-        if key is None:
-            key = plant_fingerprint(self)
-            self._derived.content_key = key
-        return key
+        return self._model == other._model
 
     def compiled_model(self):
         """The frozen `jaxbody.model.Model` of this finalized plant: what every computation
@@ -213,8 +202,8 @@ class MultibodyPlant(ConstraintsAPI, ConstraintParamsAPI, ContactModelAPI, Conta
         self._finalized = True
         build_defaults(self)
         finalize_contact_query(self)
-        self._derived.model = compile_model(self)
-        check_pairs(self._derived.model)  # structural contact errors, at Finalize
+        self._compiled = compile_model(self)
+        check_pairs(self._compiled)  # structural contact errors, at Finalize
 
     def _add_floating_joint(self, body):
         name = body.name()

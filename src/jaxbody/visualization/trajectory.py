@@ -23,6 +23,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxbody.math import so3
+from jaxbody.plant.plant_key import PlantKey
 
 
 class Trajectory(NamedTuple):
@@ -105,7 +106,8 @@ def _chunks(q):
 
 
 @partial(jax.jit, static_argnums=(0, 3))
-def _kinematics(plant, context, qs, with_com):
+def _kinematics(key, context, qs, with_com):
+    plant = key.plant
     def one(q):
         c = plant.SetPositions(context, q)
         R_WB, p_WB = plant.CalcBodyPosesInWorld(c)
@@ -130,7 +132,7 @@ def sample_kinematics(plant, context, q) -> dict:
     """
     q = np.asarray(q, dtype=float)
     n, with_com = len(q), plant.num_bodies() > 1
-    parts = [_kinematics(plant, context, jnp.asarray(c, context.q.dtype), with_com)
+    parts = [_kinematics(PlantKey(plant), context, jnp.asarray(c, context.q.dtype), with_com)
              for c in _chunks(q)]
     R, p, wxyz = (np.concatenate([np.asarray(x[i]) for x in parts])[:n] for i in range(3))
     com = np.concatenate([np.asarray(x[3]) for x in parts])[:n] if with_com else None
@@ -160,7 +162,8 @@ def center_of_mass_positions(plant, context, q) -> np.ndarray:
 
 
 @partial(jax.jit, static_argnums=0)
-def _energies(plant, context, xs):
+def _energies(key, context, xs):
+    plant = key.plant
     nq = plant.num_positions()
 
     def one(x):
@@ -194,5 +197,5 @@ def trajectory_energy(plant, context, trajectory):
     nx = plant.num_positions() + plant.num_velocities()
     if X.ndim != 2 or X.shape[1] != nx:
         raise ValueError(f"trajectory: expected (T, {nx}) states [q; v], got shape {X.shape}")
-    ke, pe = _energies(plant, context, jnp.asarray(X, dtype=context.q.dtype))
+    ke, pe = _energies(PlantKey(plant), context, jnp.asarray(X, dtype=context.q.dtype))
     return np.asarray(ke), np.asarray(pe)
