@@ -9,10 +9,11 @@ import numpy as np
 import pytest
 from jax.test_util import check_grads
 
-from jaxbody.contact import SapProblem, SapSolverParameters, solve
+from jaxbody.contact import SapProblem, SapSolverParameters, sap_solver, solve
 from jaxbody.contact import constraints as C
 from jaxbody.contact import sap_problem as sp
 from jaxbody.contact.pcg import pcg
+from jaxbody.contact.sap_solver import DENSE_MAX_NV
 from jaxbody.contact.tree_jacobian import TreeJacobian
 from jaxbody.math.small_spd import block_matvec, spd_block_inverse
 
@@ -123,9 +124,16 @@ def test_pcg_solve_equals_the_dense_solve(jsolve, seed):
     scale = float(jnp.abs(v_dense).max())
     np.testing.assert_allclose(v_pcg, v_dense, atol=1e-10 * scale)
     assert float(st_pcg.linear_iterations) >= float(st_pcg.iterations)
-    # "auto" picks pcg on a tree-form Jacobian.
+    # "auto" picks the dense Cholesky on a small plant (nv <= DENSE_MAX_NV), several trees or not.
+    assert NV <= DENSE_MAX_NV
     v_auto, st_auto = jsolve(p, v0, SapSolverParameters())
-    np.testing.assert_array_equal(v_auto, v_pcg)
+    np.testing.assert_array_equal(v_auto, v_dense)
+    # ... and conjugate gradients on a larger one (the threshold lowered here, traced afresh).
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(sap_solver, "DENSE_MAX_NV", NV - 1)
+        v_big, st_big = jax.jit(lambda p, v: solve(p, v, SapSolverParameters()))(p, v0)
+    np.testing.assert_allclose(v_big, v_pcg, rtol=1e-13, atol=1e-15 * scale)
+    assert float(st_big.linear_iterations) == float(st_pcg.linear_iterations)
     # Optimality: the momentum residual vanishes at the solution.
     assert float(jnp.abs(sp.gradient(p, v_pcg)).max()) < 1e-8 * float(jnp.abs(p.A).max())
 
@@ -175,7 +183,7 @@ def test_bad_linear_solver_settings_are_refused():
         solve(dense, jnp.zeros(NV), PCG)
 
 
-ADAPTIVE = SapSolverParameters(cg_forcing="adaptive")
+ADAPTIVE = SapSolverParameters(linear_solver="pcg", cg_forcing="adaptive")
 TIGHT = SapSolverParameters(linear_solver="dense", rel_tolerance=1e-13)
 
 
@@ -217,7 +225,7 @@ def test_adaptive_forcing_saves_cg_iterations_on_a_column_of_spheres():
     plant, ctx = _sphere_column(10)
     step = jax.jit(lambda c, prm: plant.CalcDiscreteStep(c, solver_parameters=prm),
                    static_argnums=1)
-    exact = step(ctx, SapSolverParameters())
+    exact = step(ctx, PCG)
     adaptive = step(ctx, ADAPTIVE)
     assert float(exact.stats.converged) == 1.0 and float(adaptive.stats.converged) == 1.0
     v_e, v_a = exact.context.v, adaptive.context.v

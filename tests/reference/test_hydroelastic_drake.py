@@ -108,7 +108,7 @@ def _pair_scene(soft, other, rng):
         plant, _ = build(scene, "jaxbody")
         q, _ = initial_state(scene, plant, "jaxbody")
         ctx = plant.SetPositions(plant.CreateDefaultContext(), q)
-        rep = plant._hydro_pairs()[0].soft_rep
+        rep = plant.compiled_model().contact.hydro_pairs[0].soft_rep
         X = plant.EvalBodyPoseInWorld(ctx, plant.GetBodyByName("a"))
         low = np.min(np.asarray(X.multiply(rep.soft.mesh.vertices.T))[2])
         bodies[0].p_WB = (0.0, 0.0, -low - 0.02)
