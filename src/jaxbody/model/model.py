@@ -18,6 +18,7 @@ import dataclasses
 import numpy as np
 
 from jaxbody.contact.discrete_layout import DiscreteLayout
+from jaxbody.core.context import Parameters
 from jaxbody.model.constraint_spec import ConstraintSpec
 from jaxbody.model.contact_spec import ContactSpec
 from jaxbody.model.tables import ActuatorTable, BodyTable, FrameTable, InstanceTable, JointTable
@@ -56,7 +57,7 @@ class Model:
     instances: InstanceTable
     force_elements: tuple
     default_q: np.ndarray
-    default_parameters: object
+    default_parameters: Parameters
     constraints: ConstraintSpec
     contact: ContactSpec
     visual_geometries: tuple
