@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 from jax.test_util import check_grads
 
-from jaxbody.contact import SapProblem, SapSolverParameters, sap_solver, solve
+from jaxbody.contact import SapProblem, SapSolverParameters, sap_newton, solve
 from jaxbody.contact import constraints as C
 from jaxbody.contact import sap_problem as sp
 from jaxbody.contact.pcg import pcg
-from jaxbody.contact.sap_solver import DENSE_MAX_NV
+from jaxbody.contact.sap_newton import DENSE_MAX_NV
 from jaxbody.contact.tree_jacobian import TreeJacobian
 from jaxbody.math.small_spd import block_matvec, spd_block_inverse
 
@@ -130,7 +130,7 @@ def test_pcg_solve_equals_the_dense_solve(jsolve, seed):
     np.testing.assert_array_equal(v_auto, v_dense)
     # ... and conjugate gradients on a larger one (the threshold lowered here, traced afresh).
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(sap_solver, "DENSE_MAX_NV", NV - 1)
+        mp.setattr(sap_newton, "DENSE_MAX_NV", NV - 1)
         v_big, st_big = jax.jit(lambda p, v: solve(p, v, SapSolverParameters()))(p, v0)
     np.testing.assert_allclose(v_big, v_pcg, rtol=1e-13, atol=1e-15 * scale)
     assert float(st_big.linear_iterations) == float(st_pcg.linear_iterations)

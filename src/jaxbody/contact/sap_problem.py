@@ -88,7 +88,7 @@ class SapSolverParameters:
     # (nv × nv); "pcg": conjugate gradients on H in tree layout with block-Jacobi
     # preconditioning (`tree_hessian`), to relative preconditioned residual ``cg_tolerance``
     # within ``cg_max_iterations`` (0: 2·nv); "auto": "pcg" when the contact Jacobian is in
-    # tree form (several trees) and nv > `sap_solver.DENSE_MAX_NV` (128), else "dense" (measured
+    # tree form (several trees) and nv > `sap_newton.DENSE_MAX_NV` (128), else "dense" (measured
     # on batches of 64, one core: dense is 1.04x PCG's speed on 8 spheres, nv = 48, and 1.6x on a
     # 12-sphere pile, nv = 72, with Drake's iterates to 1e-14 instead of 1e-7; PCG is 1.18x
     # dense's speed on 27 spheres in a box, nv = 162).
