@@ -48,8 +48,7 @@ def _add_upstream_packages(package_map, model_path):
 def example_robot_data():
     """The folder of the installed example-robot-data wheel's package (its URDFs name it
     ``package://example-robot-data``, its package.xml another name; the robots are in
-    ``robots/``), or None. From a shell:
-    ``python -c "from jaxbody.cli.models import example_robot_data as e; print(e())"``."""
+    ``robots/``), or None. From a shell: ``python -m jaxbody.cli.robots`` (the robots folder)."""
     try:
         files = importlib.metadata.distribution("example-robot-data").files or ()
     except importlib.metadata.PackageNotFoundError:
@@ -60,10 +59,23 @@ def example_robot_data():
     return None
 
 
+ERD_MISSING = ("example-robot-data is not installed (the README's robot commands use its models): "
+               "pip install example-robot-data")
+
+
+def _robots_hint(path):
+    """A hint for a missing model path that came from an empty or failed ``$ROBOTS`` (the
+    README's example-robot-data folder), when that wheel is not installed."""
+    p = str(path).replace("\\", "/")
+    if (p.startswith(("None/", "/robots/")) or "/None/robots/" in p) and example_robot_data() is None:
+        return f"; {ERD_MISSING}"
+    return ""
+
+
 def parse(plant, path, package_paths=(), packages=()) -> list:
     """Adds the models of ``path`` to ``plant``; returns the parser's warnings (strings)."""
     if not os.path.isfile(path):
-        raise CliError(f"model file not found: {path}")
+        raise CliError(f"model file not found: {path}{_robots_hint(path)}")
     parser = jb.Parser(plant)
     pm = parser.package_map()
     for spec in packages:
@@ -222,9 +234,22 @@ def hold_gains(plant):
     return jb.PdControllerGains(p=kp, d=kp / 20.0)
 
 
+def _actuate_all(plant):
+    """Adds an actuator (unlimited effort) on every 1-dof joint that has none; returns how many."""
+    actuated = {plant.get_joint_actuator(jb.JointActuatorIndex(i)).joint().index()
+                for i in range(plant.num_actuators())}
+    added = 0
+    for i in range(plant.num_joints()):
+        joint = plant.get_joint(jb.JointIndex(i))
+        if joint.num_velocities() == 1 and joint.index() not in actuated:
+            plant.AddJointActuator(f"{joint.name()}_actuator", joint)
+            added += 1
+    return added
+
+
 def load_model(path, *, time_step=0.0, package_paths=(), packages=(), ground=False,
                self_collision=False, on_warning=None, fixed_base=False, hold=False,
-               posture=None, srdf=None) -> Model:
+               posture=None, srdf=None, actuate_all=False) -> Model:
     """A finalized plant of the models in ``path`` and its initial context.
 
     With ``ground``, a ground half-space is added (unless the file has one): at z = 0, or just
@@ -235,7 +260,9 @@ def load_model(path, *, time_step=0.0, package_paths=(), packages=(), ground=Fal
     world where the file puts them. ``hold``: every actuator gets `hold_gains` (the caller
     passes the initial posture as the desired state). ``posture``: the SRDF group state to
     start from (`srdf_posture`; with ``hold`` and no ``posture``, "standing" when the model's
-    SRDF has it). ``Model.notes`` says what was changed.
+    SRDF has it). ``actuate_all``: every 1-dof joint without an actuator gets one (unlimited
+    effort), for models whose file declares none (go2's URDF has no transmissions). ``Model.notes``
+    says what was changed.
     """
     if posture is None and hold:
         found = srdf_posture(path, srdf, POSTURE_FOR_HOLD) if srdf is None else None
@@ -257,10 +284,15 @@ def load_model(path, *, time_step=0.0, package_paths=(), packages=(), ground=Fal
         for body in roots:
             plant.WeldFrames(plant.world_frame(), body.body_frame())
         notes.append(f"welded {', '.join(repr(b.name()) for b in roots)} to the world")
+    if actuate_all:
+        added = _actuate_all(plant)
+        notes.append(f"added actuators on {added} joint{'s' if added != 1 else ''} "
+                     "(--actuate-all)")
     if hold:
         if not plant.num_actuators():
             raise CliError(f"--hold: {os.path.basename(path)} has no actuators to hold its "
-                           "posture with")
+                           "posture with (its file declares none); add --actuate-all to "
+                           "actuate every 1-dof joint")
         gains = hold_gains(plant)
         for i in range(plant.num_actuators()):
             plant.get_joint_actuator(jb.JointActuatorIndex(i)).set_controller_gains(gains)

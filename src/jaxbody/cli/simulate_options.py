@@ -41,6 +41,10 @@ def add_arguments(p):
     p.add_argument("--hold", action="store_true",
                    help="hold the initial posture with PD control on every actuated joint "
                         "(discrete plants), so legged robots stand")
+    p.add_argument("--actuate-all", action="store_true",
+                   help="model files: put an actuator on every 1-dof joint that has none (for "
+                        "files that declare no actuators, e.g. go2's URDF), so --hold can hold "
+                        "them")
     p.add_argument("--posture", metavar="NAME", default=None,
                    help="model files: start from the SRDF group state NAME (from --srdf, or the "
                         ".srdf files in ../srdf/ beside the model, as example-robot-data has "
@@ -121,9 +125,10 @@ def validate(args):
                            "act inside the SAP step")
         args.integrator = args.integrator or "rk4"
         args.dt = _finite("--dt", 1e-3 if args.dt is None else args.dt, 0.0, True)
-    if args.model is None and (args.fixed_base or args.hold or args.posture or args.srdf):
-        raise CliError("--fixed-base, --hold, --posture and --srdf apply to model files; the "
-                       "built-in scenes have neither a base nor actuators")
+    if args.model is None and (args.fixed_base or args.hold or args.posture or args.srdf
+                               or args.actuate_all):
+        raise CliError("--fixed-base, --hold, --actuate-all, --posture and --srdf apply to model "
+                       "files; the built-in scenes have neither a base nor actuators")
     if args.srdf and not os.path.isfile(args.srdf):
         raise CliError(f"--srdf: file not found: {args.srdf}")
     if args.out:
