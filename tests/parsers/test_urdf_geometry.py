@@ -136,7 +136,7 @@ def test_mesh_uris_resolve(package):
     ("package://pkg/../secret.obj", "escapes the folder"),
     ("package://pkg/meshes/../../secret.obj", "escapes the folder"),
     ("package://pkg//etc/passwd", "relative path inside package"),
-    ("package:///pkg/meshes/m.obj", "empty package name"),
+    ("package:///nope/meshes/m.obj", "empty package name"),
     ("package://nope/m.obj", "unknown package 'nope'"),
     ("package://pkg/meshes/missing.obj", "does not exist"),
     ("http://example.com/m.obj", "unsupported scheme"),
@@ -151,6 +151,25 @@ def test_bad_mesh_uris_are_parse_errors(package, uri, message):
         parser.AddModelsFromString(mesh_robot(uri), "urdf")
     assert (info.value.line, info.value.element) == (3, "mesh")
     assert plant.num_bodies() == 1 and plant.num_model_instances() == 2
+
+
+def test_an_empty_package_name_resolves_in_the_package_its_path_names(package):
+    """talos's URDFs write package:///example-robot-data/...: read as package://example-robot-
+    data/... when that package is known, with one warning per parse; ResolveUrl refuses it and
+    names that reading."""
+    plant = jb.MultibodyPlant(0.0)
+    parser = jb.Parser(plant)
+    parser.package_map().Add("pkg", str(package))
+    two = robot('<link name="a"><visual><geometry><mesh filename="package:///pkg/meshes/m.obj"/>'
+                '</geometry></visual><collision><geometry><mesh filename="package:///pkg/meshes/'
+                'm.obj"/></geometry></collision></link>')
+    with pytest.warns(jb.ParseWarning, match="empty package name; read as "
+                      "'package://pkg/meshes/m.obj'") as record:
+        parser.AddModelsFromString(two, "urdf")
+    assert sum("empty package name" in str(w.message) for w in record) == 1
+    assert geometries(plant, "a", "Visual")[0].shape().filename() == str(package / "meshes" / "m.obj")
+    with pytest.raises(ValueError, match="empty package name \\('package://pkg/meshes/m.obj' would"):
+        parser.package_map().ResolveUrl("package:///pkg/meshes/m.obj")
 
 
 def test_package_map(package, tmp_path):

@@ -11,6 +11,11 @@ A model refers to files (meshes, textures, included models) by URI:
 
 Resolution fails (an error naming the URI) if the file does not exist.
 
+A model file's ``package:///name/rel/path`` (an empty package name, as talos's URDFs in
+example-robot-data write them; Drake, MuJoCo and Pinocchio refuse it) resolves as
+``package://name/rel/path`` when ``name`` is a known package, with one warning per parse saying
+so (`ParsingWorkspace.resolve`); `resolve_uri` alone refuses it, naming that reading.
+
 Example:
     >>> from jaxbody.parsers import PackageMap
     >>> pm = PackageMap()
@@ -174,7 +179,9 @@ def resolve_uri(uri: str, package_map: PackageMap, root_dir) -> str:
 def _resolve_package(uri, rest, package_map):
     name, sep, rel = rest.partition("/")
     if not name:
-        raise ValueError(f"URI '{uri}' refers to an empty package name")
+        guess = _empty_name_reading(uri, package_map)
+        hint = (f" ('{guess}' would name a file of a known package)" if guess else "")
+        raise ValueError(f"URI '{uri}' refers to an empty package name{hint}")
     if not package_map.Contains(name):
         raise ValueError(f"URI '{uri}' refers to unknown package '{name}' (add it with "
                          "Parser.package_map().Add(name, folder))")
@@ -187,6 +194,16 @@ def _resolve_package(uri, rest, package_map):
     return path
 
 
+def _empty_name_reading(uri, package_map):
+    """``package://name/rel`` for a ``package:///name/rel`` whose ``name`` is a known package,
+    else None."""
+    scheme = next((s for s in _PACKAGE_SCHEMES if uri.startswith(s + "/")), None)
+    if scheme is None:
+        return None
+    name = uri[len(scheme) + 1:].partition("/")[0]
+    return scheme + uri[len(scheme) + 1:] if name and package_map.Contains(name) else None
+
+
 class ParsingWorkspace:
     """What one parse needs besides the XML: its `Diagnostics`, the `PackageMap` and the model
     file's folder (None for a string), with `resolve` reporting failures at an element."""
@@ -195,9 +212,19 @@ class ParsingWorkspace:
         self.diag = diagnostics
         self.package_map = package_map
         self.root_dir = root_dir
+        self._warned_empty_name = False
 
     def resolve(self, node, uri, what="file"):
-        """The path that ``uri`` (written at ``node``) names; `ParseError` if unresolvable."""
+        """The path that ``uri`` (written at ``node``) names; `ParseError` if unresolvable. A
+        ``package:///name/...`` URI naming a known package resolves in it (see the module
+        docstring), with a warning at its first occurrence."""
+        reading = _empty_name_reading(uri.strip(), self.package_map) if isinstance(uri, str) else None
+        if reading is not None:
+            if not self._warned_empty_name:
+                self._warned_empty_name = True
+                self.diag.warning(node, f"URI '{uri.strip()}' has an empty package name; read as "
+                                  f"'{reading}' (so are the model's other such URIs)")
+            uri = reading
         try:
             return resolve_uri(uri, self.package_map, self.root_dir)
         except ValueError as e:
