@@ -8,6 +8,7 @@ under vmap, and to second order (check_grads).
 """
 
 import dataclasses
+import functools
 
 import jax
 import jax.numpy as jnp
@@ -96,21 +97,40 @@ def _fd_pair(plant, method):
     return implicit, plain
 
 
-@pytest.mark.parametrize("method, modes", [("aba", ("fwd", "rev")), ("crba", ("fwd",))])
-def test_state_jacobians_match_plain_autodiff(model, method, modes):
-    """The rule does not depend on the method (only the primal does): reverse mode once."""
+@pytest.fixture(scope="module")
+def state_derivatives(model):
+    """method -> {"implicit" | "plain": {"fwd": ..., "rev": ...}}: jitted functions of (q, v),
+    "fwd" returning (v̇, (∂v̇/∂q, ∂v̇/∂v)) by forward mode, "rev" the Jacobians by reverse mode;
+    each compiled once (when first called) and shared by the tests that differentiate the state."""
     plant, ctx, _ = model
-    implicit, plain = _fd_pair(plant, method)
 
-    def of_state(f):
-        return jax.jit(lambda q, v: f(plant.SetVelocities(plant.SetPositions(ctx, q), v)))
+    @functools.cache
+    def get(method):
+        out = {}
+        for name, f in zip(("implicit", "plain"), _fd_pair(plant, method)):
+            def of_state(q, v, f=f):
+                return f(plant.SetVelocities(plant.SetPositions(ctx, q), v))
 
-    for jac in [{"fwd": jax.jacfwd, "rev": jax.jacrev}[m] for m in modes]:
-        got = jac(of_state(implicit), argnums=(0, 1))(ctx.q, ctx.v)
-        want = jac(of_state(plain), argnums=(0, 1))(ctx.q, ctx.v)
+            out[name] = {
+                "fwd": jax.jit(lambda q, v, g=of_state: (g(q, v), jax.jacfwd(g, argnums=(0, 1))(q, v))),
+                "rev": jax.jit(jax.jacrev(of_state, argnums=(0, 1)))}
+        return out
+
+    return get
+
+
+@pytest.mark.parametrize("method, modes", [("aba", ("fwd", "rev")), ("crba", ("fwd",))])
+def test_state_jacobians_match_plain_autodiff(model, state_derivatives, method, modes):
+    """The rule does not depend on the method (only the primal does): reverse mode once."""
+    _, ctx, _ = model
+    fns = state_derivatives(method)
+
+    for mode in modes:
+        got = fns["implicit"][mode](ctx.q, ctx.v)
+        want = fns["plain"][mode](ctx.q, ctx.v)
         _close(got, want)
-    np.testing.assert_allclose(of_state(implicit)(ctx.q, ctx.v), of_state(plain)(ctx.q, ctx.v),
-                               rtol=0, atol=1e-11)
+    (got, _), (want, _) = (fns[name]["fwd"](ctx.q, ctx.v) for name in ("implicit", "plain"))
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-11)
 
 
 def test_parameter_gradient_matches_plain_autodiff(model):
@@ -155,27 +175,33 @@ def test_inputs_and_force_elements_match_plain_autodiff(extras):
             return f(c, u, forces, 0.5 * tau, spatial)
         return g
 
+    def both_modes(f):  # one compiled function per rule (it shares the primal between modes)
+        return jax.jit(lambda *a: tuple(jac(f, argnums=tuple(range(6)))(*a)
+                                        for jac in (jax.jacfwd, jax.jacrev)))
+
     args = (ctx.q, ctx.v, u, tau, Fb, F_app)
-    for jac in (jax.jacfwd, jax.jacrev):
-        got = jax.jit(jac(run(implicit), argnums=tuple(range(6))))(*args)
-        want = jax.jit(jac(run(plain), argnums=tuple(range(6))))(*args)
-        _close(got, want)
+    got, want = both_modes(run(implicit))(*args), both_modes(run(plain))(*args)
+    for g, w in zip(got, want):  # forward, then reverse mode
+        _close(g, w)
 
 
-def test_vmap_of_jacobian_and_jacobian_of_vmap(model):
+def test_vmap_of_jacobian_and_jacobian_of_vmap(model, state_derivatives):
+    """Against the per-sample derivatives of the state test (compiled once, there): ∂v̇/∂q by
+    forward mode, and ∇_q Σ v̇² = 2 (∂v̇/∂q)ᵀ v̇ with the Jacobian by reverse mode."""
     plant, ctx, rng = model
     implicit, _ = _fd_pair(plant, "aba")
+    one = state_derivatives("aba")["implicit"]
     qs = jnp.stack([jnp.asarray(random_state(rng, plant)[0]) for _ in range(3)])
 
     def fd_q(q):
         return implicit(plant.SetPositions(ctx, q))
 
-    one_jac = jax.jit(jax.jacfwd(fd_q))
-    batched = jax.jit(jax.vmap(jax.jacfwd(fd_q)))(qs)
-    _close(batched, jnp.stack([one_jac(q) for q in qs]))
-    one_grad = jax.jit(jax.grad(lambda q: jnp.sum(fd_q(q) ** 2)))
-    of_vmap = jax.jit(jax.grad(lambda Q: jnp.sum(jax.vmap(fd_q)(Q) ** 2)))(qs)
-    _close(of_vmap, jnp.stack([one_grad(q) for q in qs]))
+    per_sample = [one["fwd"](q, ctx.v) for q in qs]  # (v̇, (∂v̇/∂q, ∂v̇/∂v))
+    batched, of_vmap = jax.jit(lambda Q: (  # both in one compiled function
+        jax.vmap(jax.jacfwd(fd_q))(Q), jax.grad(lambda Q: jnp.sum(jax.vmap(fd_q)(Q) ** 2))(Q)))(qs)
+    _close(batched, jnp.stack([jac[0] for _, jac in per_sample]))
+    one_grad = [2 * one["rev"](q, ctx.v)[0].T @ a for q, (a, _) in zip(qs, per_sample)]
+    _close(of_vmap, jnp.stack(one_grad))
 
 
 @pytest.mark.slow

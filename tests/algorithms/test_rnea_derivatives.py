@@ -46,17 +46,23 @@ def _rel(a, b):
 def test_column_rates_reproduce_bias_accelerations(kinds, seed):
     """Σ_{k ⪯ b} Ṡ_k v_k with Ṡ_k = W_k × S_k (from ``moves``) is the kinematics' Ab_b."""
     plant, topo, q, v, _ = _case(kinds, seed)
-    dk = dynamics_kinematics(topo, q, v, plant.CreateDefaultContext().parameters)
-    _, Sdot = rd.column_rates(topo, dk, v)
-    Ab = path_sum(topo, per_node(topo, Sdot * v[:, None]))
-    assert _rel(Ab, dk.Ab_O) < TOL
+    P = plant.CreateDefaultContext().parameters
+
+    @jax.jit  # compiled: faster than running the small operations one by one
+    def both(q, v):
+        dk = dynamics_kinematics(topo, q, v, P)
+        _, Sdot = rd.column_rates(topo, dk, v)
+        return path_sum(topo, per_node(topo, Sdot * v[:, None])), dk.Ab_O
+
+    Ab, Ab_O = both(q, v)
+    assert _rel(Ab, Ab_O) < TOL
 
 
 @pytest.mark.parametrize("kinds, seed", CASES)
 def test_delta_map_is_Nplus(kinds, seed):
     plant, topo, q, _, _ = _case(kinds, seed)
     ctx = plant.SetPositions(plant.CreateDefaultContext(), q)
-    got = rd.joint_delta_map(topo, q, q.dtype)
+    got = jax.jit(lambda q: rd.joint_delta_map(topo, q, q.dtype))(q)  # compiled: faster than eager
     np.testing.assert_allclose(got, plant.MakeQDotToVelocityMap(ctx), rtol=0, atol=1e-12)
 
 
@@ -96,10 +102,14 @@ def test_without_gravity_or_forces_is_plain_inverse_dynamics():
     def tau(q, v):
         return rnea.inverse_dynamics(topo, dynamics_kinematics(topo, q, v, P), vdot)
 
-    want_q, want_v = jax.jacfwd(tau, argnums=(0, 1))(q, v)
-    Dd, Dv = rd.inverse_dynamics_derivatives(topo, dynamics_kinematics(topo, q, v, P), v, vdot)
-    assert _rel(Dd @ rd.joint_delta_map(topo, q, q.dtype), want_q) < TOL
-    assert _rel(Dv, want_v) < TOL
+    @jax.jit  # both in one compiled function: faster than eager
+    def both(q, v):
+        Dd, Dv = rd.inverse_dynamics_derivatives(topo, dynamics_kinematics(topo, q, v, P), v, vdot)
+        return (Dd @ rd.joint_delta_map(topo, q, q.dtype), Dv), jax.jacfwd(tau, argnums=(0, 1))(q, v)
+
+    (got_q, got_v), (want_q, want_v) = both(q, v)
+    assert _rel(got_q, want_q) < TOL
+    assert _rel(got_v, want_v) < TOL
 
 
 @pytest.fixture(scope="module")
