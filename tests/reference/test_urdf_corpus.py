@@ -111,7 +111,12 @@ def test_the_same_files_load(corpus):
         f"{MIN_FILES} and {MIN_LOADED}); check the installed robot description wheels")
     missing = [robot_files.short_name(p) for p in accepted if corpus[p][2] is None]
     assert not missing, f"pydrake accepts but jaxbody rejects: {missing}"
-    extra = [robot_files.short_name(p) for p in loaded if corpus[p][0] is None]
+    # A documented difference (docs/differences_from_drake.md, "Model file URIs"): jaxbody reads
+    # package:///name/... (talos's meshes) in the known package 'name'; Drake refuses the URI.
+    empty_name = [p for p in loaded if corpus[p][0] is None
+                  and corpus[p][1].startswith("URI 'package:///")]
+    extra = [robot_files.short_name(p) for p in loaded
+             if corpus[p][0] is None and p not in empty_name]
     assert not extra, f"jaxbody accepts but pydrake rejects: {extra}"
 
 
