@@ -40,7 +40,9 @@ def test_vmapped_solve_equals_the_serial_solves(serial):
     for i, (v, s) in enumerate(out):
         np.testing.assert_allclose(vb[i], v, rtol=1e-12, atol=1e-14)
         for name, a, b in zip(s._fields, s, sb):
-            np.testing.assert_allclose(b[i], a, rtol=1e-9, atol=1e-300, err_msg=name)
+            # the residual at the optimum is round-off of the momentum scale's size
+            atol = 1e-12 * max(1.0, float(s.scale)) if name == "residual" else 1e-300
+            np.testing.assert_allclose(b[i], a, rtol=1e-9, atol=atol, err_msg=name)
     iterations = np.asarray(sb.iterations)
     assert iterations[1] == 0 and iterations.max() > 1
 
