@@ -44,6 +44,7 @@ def _error(capsys, argv):
     (["--html", "/no/such/folder/x.html"], "the folder /no/such/folder does not exist"),
     (["--time-step", "0", "--hold"], "--hold needs a discrete plant"),
     (["--fixed-base"], "apply to model files"),
+    (["--actuate-all"], "--fixed-base, --hold, --actuate-all, --posture and --srdf apply to model files"),
 ])
 def test_bad_options_are_refused_before_anything_runs(argv, match, capsys, nothing_compiles):
     assert match in _error(capsys, ["simulate", *argv])

@@ -236,13 +236,19 @@ def hold_gains(plant):
 
 def _actuate_all(plant):
     """Adds an actuator (unlimited effort) on every 1-dof joint that has none; returns how many."""
-    actuated = {plant.get_joint_actuator(jb.JointActuatorIndex(i)).joint().index()
-                for i in range(plant.num_actuators())}
+    actuators = [plant.get_joint_actuator(jb.JointActuatorIndex(i))
+                 for i in range(plant.num_actuators())]
+    actuated = {a.joint().index() for a in actuators}
+    taken = {a.name() for a in actuators}
     added = 0
     for i in range(plant.num_joints()):
         joint = plant.get_joint(jb.JointIndex(i))
         if joint.num_velocities() == 1 and joint.index() not in actuated:
-            plant.AddJointActuator(f"{joint.name()}_actuator", joint)
+            name = f"{joint.name()}_actuator"
+            while name in taken:  # a file's own actuator may already have that name
+                name += "_"
+            taken.add(name)
+            plant.AddJointActuator(name, joint)
             added += 1
     return added
 
