@@ -111,6 +111,37 @@ def cone_hessian(vc, R, vhat, mu, active):
     return G * active[..., None, None]
 
 
+def cone_line_terms(vc, dvc, alpha, R, vhat, mu, active):
+    """Per contact, at the velocities vc + α·dvc: (dvcᵀγ, dvcᵀ G dvc, ½γᵀRγ), each (n,).
+
+    The same numbers as `cone_impulses` and `cone_hessian` give, written component by component
+    with G·dvc = ∂P/∂y (R⁻¹dvc) formed without the 3×3 blocks, for the line search, which needs
+    only these three sums per trial step."""
+    y = (vhat - (vc + alpha * dvc)) / R
+    y1, y2, yn = y[..., 0], y[..., 1], y[..., 2]
+    yr = jnp.sqrt(y1 * y1 + y2 * y2 + SOFT_TOLERANCE**2)
+    t1, t2 = y1 / yr, y2 / yr
+    mu_hat = mu * R[..., 0] / R[..., 2]
+    factor = 1.0 / (1.0 + mu * mu_hat)
+    stiction = yr <= mu * yn
+    sliding = (~stiction) & (-mu_hat * yr < yn) & (mu * yn < yr)
+    gn = (yn + mu_hat * yr) * factor
+    d1, d2, dn = dvc[..., 0], dvc[..., 1], dvc[..., 2]
+    u1, u2, un = d1 / R[..., 0], d2 / R[..., 1], dn / R[..., 2]
+    ut = u1 * t1 + u2 * t2  # t̂ᵀ(R⁻¹dvc)t
+    along = (mu * mu_hat * factor - mu * gn / yr) * ut + mu * factor * un
+    slide_q = (mu * gn / yr) * (d1 * u1 + d2 * u2) + (d1 * t1 + d2 * t2) * along + dn * (
+        mu_hat * factor * ut + factor * un)
+    stick_q = d1 * u1 + d2 * u2 + dn * un
+    q = jnp.where(stiction, stick_q, jnp.where(sliding, slide_q, 0.0))
+    g1 = jnp.where(stiction, y1, jnp.where(sliding, mu * gn * t1, 0.0))
+    g2 = jnp.where(stiction, y2, jnp.where(sliding, mu * gn * t2, 0.0))
+    g3 = jnp.where(stiction, yn, jnp.where(sliding, gn, 0.0))
+    dg = d1 * g1 + d2 * g2 + dn * g3
+    cost = 0.5 * (g1 * g1 * R[..., 0] + g2 * g2 * R[..., 1] + g3 * g3 * R[..., 2])
+    return dg * active, q * active, cost * active
+
+
 def limit_impulses(vc, R, vhat, active, lower=None, upper=None):
     """γ (n,) = clip(R⁻¹(v̂ − vc), lower, upper) per equation (Drake's
     ``SapHolonomicConstraint`` projection): ``lower`` 0 (None) for unilateral equations (joint

@@ -20,7 +20,7 @@ import jax
 import jax.numpy as jnp
 
 from jaxbody.contact import sap_problem as sp
-from jaxbody.contact.line_search import exact_line_search
+from jaxbody.contact.line_search import Line, exact_line_search
 from jaxbody.contact.pcg import pcg
 from jaxbody.contact.sap_problem import SapProblem, SapSolverParameters
 from jaxbody.math.cholesky import cholesky, cholesky_solve
@@ -55,6 +55,9 @@ class NewtonState(NamedTuple):
 
     Attributes:
         v: (nv,) the iterate.
+        vc, vl: its constraint velocities J v ((nc, 3), (nl,)), updated along each step as
+            vc + αJΔv (J is applied to each direction once, not to each iterate again).
+        Adv: (nv,) A (v − v*), updated likewise as A(v − v*) + αAΔv.
         ell: ℓ(v).
         grad: (nv,) ∇ℓ(v), the momentum residual (evaluated with the residual, once per
             iteration).
@@ -67,6 +70,9 @@ class NewtonState(NamedTuple):
     """
 
     v: jax.Array
+    vc: jax.Array
+    vl: jax.Array
+    Adv: jax.Array
     ell: jax.Array
     grad: jax.Array
     res: jax.Array
@@ -77,19 +83,16 @@ class NewtonState(NamedTuple):
     done: jax.Array
 
 
-def _residual(p: SapProblem, v):
-    """(‖D∇ℓ‖, max(‖DAv‖, ‖DJᵀγ‖), ∇ℓ(v), ℓ(v)), D = diag(A)^-½ on participating velocities
-    (the impulses evaluated once for all four)."""
-    vc, vl = sp.constraint_velocities(p, v)
+def _residual(p: SapProblem, v, vc, vl, Adv, Av_star):
+    """(‖D∇ℓ‖, max(‖DAv‖, ‖DJᵀγ‖), ∇ℓ(v), ℓ(v)) at v with J v = (vc, vl), A(v − v*) = Adv and
+    A v* = Av_star; D = diag(A)^-½ on participating velocities (the impulses evaluated once
+    for all four)."""
     gc, gl = sp.impulses(p, vc, vl)
     jc = sp.generalized_impulse(p, gc, gl)
-    Av = sp.mul_A(p, v)
     d = p.scale_mask / jnp.sqrt(jnp.diagonal(p.A))
-    dv = v - p.v_star
-    A_dv = sp.mul_A(p, dv)
-    grad = A_dv - jc
-    ell = 0.5 * dv @ A_dv + sp.constraint_cost(p, gc, gl, vl, vc)
-    return jnp.linalg.norm(d * grad), jnp.maximum(jnp.linalg.norm(d * Av),
+    grad = Adv - jc
+    ell = 0.5 * (v - p.v_star) @ Adv + sp.constraint_cost(p, gc, gl, vl, vc)
+    return jnp.linalg.norm(d * grad), jnp.maximum(jnp.linalg.norm(d * (Adv + Av_star)),
                                                   jnp.linalg.norm(d * jc)), grad, ell
 
 
@@ -121,17 +124,27 @@ def uses_pcg(p: SapProblem, params: SapSolverParameters):
     return params.linear_solver == "pcg"
 
 
-def pcg_solver(p: SapProblem, params: SapSolverParameters):
-    """solve(v, b) = H(v)⁻¹ b by preconditioned conjugate gradients in tree layout:
-    (x (nv,), iterations)."""
+def _pcg_with_hessian(p: SapProblem, params: SapSolverParameters):
+    """solve(H, b, tol) = H⁻¹ b for a `TreeHessian` H by preconditioned conjugate gradients in
+    tree layout: (x (nv,), iterations)."""
     nv = p.v_star.shape[0]
     max_it = params.cg_max_iterations or 2 * nv
 
-    def solve_at(v, b, tol=params.cg_tolerance):
-        H = sp.tree_hessian(p, v)
+    def solve(H, b, tol):
         Minv = H.block_jacobi_inverse()
         x, it = pcg(H.matvec, lambda r: block_matvec(Minv, r), p.Jc.to_tree(b), tol, max_it)
         return p.Jc.from_tree(x), it
+
+    return solve
+
+
+def pcg_solver(p: SapProblem, params: SapSolverParameters):
+    """solve(v, b) = H(v)⁻¹ b by preconditioned conjugate gradients in tree layout:
+    (x (nv,), iterations)."""
+    solve = _pcg_with_hessian(p, params)
+
+    def solve_at(v, b, tol=params.cg_tolerance):
+        return solve(sp.tree_hessian(p, v), b, tol)
 
     return solve_at
 
@@ -141,24 +154,25 @@ FORCING_TIGHT_BELOW = 1e-5  # scaled residual below which adaptive steps solve t
 
 
 def _newton_direction(p: SapProblem, params: SapSolverParameters):
-    """direction(v, grad, r, it) = (−H(v)⁻¹ grad, linear-solver iterations, tight), ``r`` the
-    scaled residual at v, ``it`` the Newton iteration and ``tight`` whether the system was
-    solved to ``cg_tolerance`` (`SapSolverParameters.cg_forcing`)."""
+    """direction(vc, vl, grad, r, it) = (−H⁻¹ grad, linear-solver iterations, tight), H the
+    Hessian at the iterate whose constraint velocities are (vc, vl), ``r`` the scaled residual
+    there, ``it`` the Newton iteration and ``tight`` whether the system was solved to
+    ``cg_tolerance`` (`SapSolverParameters.cg_forcing`)."""
     if uses_pcg(p, params):
-        solve_at = pcg_solver(p, params)
+        solve_with = _pcg_with_hessian(p, params)
         tight_tol = jnp.asarray(params.cg_tolerance, p.v_star.dtype)
 
-        def direction(v, grad, r, it):
+        def direction(vc, vl, grad, r, it):
             if params.cg_forcing == "adaptive":
                 tol = jnp.where((r < FORCING_TIGHT_BELOW) | (it == 0), tight_tol,
                                 jnp.clip(r, tight_tol, FORCING_MAX))
             else:
                 tol = tight_tol
-            x, it = solve_at(v, -grad, tol)
+            x, it = solve_with(sp.tree_hessian_at(p, vc, vl), -grad, tol)
             return x, it, tol <= tight_tol
     else:
-        def direction(v, grad, r, it):
-            dv = -cholesky_solve(cholesky(sp.hessian(p, v)), grad)
+        def direction(vc, vl, grad, r, it):
+            dv = -cholesky_solve(cholesky(sp.hessian_at(p, vc, vl)), grad)
             return dv, jnp.asarray(1), jnp.asarray(True)
     return direction
 
@@ -175,28 +189,35 @@ def newton(p: SapProblem, v_guess, params: SapSolverParameters):
     ``lax.while_loop`` (jit- and vmap-able; `sap_batching` says how a batch runs it)."""
     tiny = jnp.finfo(p.v_star.dtype).tiny
     direction = _newton_direction(p, params)
+    Av_star = sp.mul_A(p, p.v_star)
 
     def optimality(res, scale):
         return res <= params.abs_tolerance + params.rel_tolerance * scale
 
     def init(v_guess):
-        res0, scale0, grad0, ell0 = _residual(p, v_guess)
+        vc, vl = sp.constraint_velocities(p, v_guess)
+        Adv = sp.mul_A(p, v_guess - p.v_star)
+        res0, scale0, grad0, ell0 = _residual(p, v_guess, vc, vl, Adv, Av_star)
         zero = jnp.asarray(0)
-        return NewtonState(v_guess, ell0, grad0, res0, scale0, zero, zero, zero,
+        return NewtonState(v_guess, vc, vl, Adv, ell0, grad0, res0, scale0, zero, zero, zero,
                            optimality(res0, scale0))
 
     def cond(s: NewtonState):
         return (~s.done) & (s.it < params.max_iterations)
 
     def body(s: NewtonState):
-        v, ell, grad = s.v, s.ell, s.grad
-        dv, n_lin, tight = direction(v, grad, s.res / jnp.maximum(s.scale, tiny), s.it)
-        alpha, n_ls = exact_line_search(p, v, dv, grad, lambda a: sp.cost(p, v + a * dv), params)
-        v_new = v + alpha * dv
-        res, scale, grad_new, ell_new = _residual(p, v_new)
-        stall = (jnp.abs(ell - ell_new) < params.cost_abs_tolerance + params.cost_rel_tolerance
-                 * 0.5 * (jnp.abs(ell) + jnp.abs(ell_new))) & (alpha > 0.5)
-        return NewtonState(v_new, ell_new, grad_new, res, scale, s.it + 1, s.ls_it + n_ls,
+        dv, n_lin, tight = direction(s.vc, s.vl, s.grad, s.res / jnp.maximum(s.scale, tiny),
+                                     s.it)
+        dvc, dvl = sp.constraint_velocities(p, dv)
+        dp = sp.mul_A(p, dv)
+        line = Line(s.vc, s.vl, dvc, dvl, dv @ s.Adv, dv @ dp, 0.5 * (s.v - p.v_star) @ s.Adv)
+        alpha, n_ls = exact_line_search(p, line, s.grad @ dv, params)
+        v, vc, vl = s.v + alpha * dv, s.vc + alpha * dvc, s.vl + alpha * dvl
+        Adv = s.Adv + alpha * dp
+        res, scale, grad, ell = _residual(p, v, vc, vl, Adv, Av_star)
+        stall = (jnp.abs(s.ell - ell) < params.cost_abs_tolerance + params.cost_rel_tolerance
+                 * 0.5 * (jnp.abs(s.ell) + jnp.abs(ell))) & (alpha > 0.5)
+        return NewtonState(v, vc, vl, Adv, ell, grad, res, scale, s.it + 1, s.ls_it + n_ls,
                            s.lin_it + n_lin, (optimality(res, scale) & tight) | stall)
 
     return statistics(jax.lax.while_loop(cond, body, init(v_guess)))

@@ -175,9 +175,35 @@ def gradient(p: SapProblem, v):
     return mul_A(p, v - p.v_star) - generalized_impulse(p, gc, gl)
 
 
+def line_terms(p: SapProblem, vc, vl, dvc, dvl, alpha):
+    """Along the line vc + α·dvc, vl + α·dvl of constraint velocities: (Δvcᵀγ, ΔvcᵀGΔvc,
+    Σℓᵢ), the constraint parts of ℓ's first and second derivative in α and of ℓ itself
+    (`line_search`); one fused pass over the contacts (`constraints.cone_line_terms`)."""
+    ca, la = vc + alpha * dvc, vl + alpha * dvl
+    if p.hc is None:
+        per_contact = C.cone_line_terms(vc, dvc, alpha, p.Rc, p.vhat_c, p.mu, p.active_c)
+        d1, d2, cone = jnp.sum(jnp.stack(per_contact), -1)
+    else:
+        gc, Gc = contact_impulses(p, ca), contact_hessian(p, ca)
+        d1 = jnp.sum(dvc * gc)
+        d2 = jnp.einsum("ci,cij,cj->", dvc, Gc, dvc)
+        cone = hcm.cost(p.hc, ca, p.mu, p.active_c)
+    gl = C.limit_impulses(la, p.Rl, p.vhat_l, p.active_l, p.lower_l, p.upper_l)
+    Gl = C.limit_hessian(la, p.Rl, p.vhat_l, p.active_l, p.lower_l, p.upper_l)
+    if p.upper_l is None:
+        limits = 0.5 * jnp.sum(gl * gl * p.Rl)
+    else:
+        limits = C.limit_cost(la, p.Rl, p.vhat_l, gl)
+    return d1 + dvl @ gl, d2 + jnp.sum(Gl * dvl * dvl), cone + limits
+
+
 def hessian(p: SapProblem, v):
     """H(v) = A + Jᵀ G J: (nv, nv), SPD."""
-    vc, vl = constraint_velocities(p, v)
+    return hessian_at(p, *constraint_velocities(p, v))
+
+
+def hessian_at(p: SapProblem, vc, vl):
+    """H = A + Jᵀ G J at the constraint velocities (vc, vl) = J v."""
     Gc = contact_hessian(p, vc)
     Gl = C.limit_hessian(vl, p.Rl, p.vhat_l, p.active_l, p.lower_l, p.upper_l)
     H = p.A + p.Jc.congruence(Gc)
@@ -186,7 +212,11 @@ def hessian(p: SapProblem, v):
 
 def tree_hessian(p: SapProblem, v):
     """H(v) as a `TreeHessian` (tree-blocked operator; needs ``p.Jc`` in tree form)."""
-    vc, vl = constraint_velocities(p, v)
+    return tree_hessian_at(p, *constraint_velocities(p, v))
+
+
+def tree_hessian_at(p: SapProblem, vc, vl):
+    """`tree_hessian` at the constraint velocities (vc, vl) = J v."""
     Gc = contact_hessian(p, vc)
     Gl = C.limit_hessian(vl, p.Rl, p.vhat_l, p.active_l, p.lower_l, p.upper_l)
     A_tree = tree_blocks(p.Jc, p.A) if p.A_tree is None else p.A_tree
