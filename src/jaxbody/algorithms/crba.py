@@ -9,6 +9,7 @@ M[l, k] by symmetry, and 0 where neither body supports the other. All pairs are 
 from __future__ import annotations
 
 import jax.numpy as jnp
+import numpy as np
 
 from jaxbody.algorithms import energy, rnea
 from jaxbody.algorithms.dynamics_kinematics import subtree_sum
@@ -24,7 +25,7 @@ def mass_matrix(topo, dk, reflected_inertia=None):
     anc = topo.ancestor[own][:, own]  # anc[k, l]: b(l) ⪯ b(k)
     M = jnp.where(anc, full, jnp.where(anc.T, full.T, 0.0))
     if reflected_inertia is not None:
-        M = M + jnp.diag(reflected_inertia)
+        M = M + jnp.where(np.eye(own.shape[0], dtype=bool), reflected_inertia[:, None], 0.0)
     return M
 
 

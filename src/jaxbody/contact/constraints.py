@@ -45,7 +45,9 @@ def delassus_estimate(J, inv_diag_A):
         W = J.weighted_gram(inv_diag_A)
     else:
         W = jnp.einsum("cin,n,cjn->cij", J, inv_diag_A, J)
-    return jnp.sqrt(jnp.sum(W * W, axis=(1, 2)) + 1e-300) / W.shape[1]
+    m = W.shape[1]
+    frob2 = sum(W[:, i, j] * W[:, i, j] for i in range(m) for j in range(m))
+    return jnp.sqrt(frob2 + 1e-300) / m
 
 
 def near_rigid_factor(beta):

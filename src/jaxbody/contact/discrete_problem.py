@@ -122,9 +122,9 @@ def free_motion(topo, layout, dt, dk, tau, F_O, gravity_parameters, reflected_in
         gravity_parameters: as `energy.gravity_generalized_forces` takes them;
         reflected_inertia, damping, v0: (nv,).
     """
-    M, k0 = crba.forward_dynamics_system(topo, dk, tau, gravity_parameters, F_O,
-                                         reflected_inertia)
-    A = M + dt * jnp.diag(damping)
+    # A = M + diag(reflected inertia + δt·D), the diagonal added to M's entries as they are made.
+    A, k0 = crba.forward_dynamics_system(topo, dk, tau, gravity_parameters, F_O,
+                                         reflected_inertia + dt * damping)
     dof_map = layout.trees.dof_map
     if dof_map.shape[0] > 2:  # several trees: A is block diagonal by tree
         return A, v0 + dt * block_diagonal_spd_solve(A, k0, dof_map[:-1])

@@ -160,7 +160,11 @@ class TreeJacobian:
         if self.is_dense:
             return jnp.einsum("cin,n,cjn->cij", self.dense, w, self.dense)
         w_sides = self.to_tree(w)[self.trees]
-        return jnp.einsum("csmd,csd,csnd->cmn", self.blocks, w_sides, self.blocks)
+        Bw = self.blocks * w_sides[:, :, None, :]  # (n, 2, m, d)
+        # Σ over sides and dofs as broadcast products (no small batched contraction).
+        Bk = self.blocks
+        return sum(Bw[:, s, :, None, k] * Bk[:, s, None, :, k]
+                   for s in range(Bk.shape[1]) for k in range(Bk.shape[3]))
 
     def to_dense(self):
         """The dense (n, m, nv) Jacobian."""
