@@ -2,6 +2,8 @@
 on a plant whose contacts join two free bodies, the world, a welded body and two links of one
 chain (a constraint within one tree)."""
 
+import dataclasses
+
 import jax.numpy as jnp
 import numpy as np
 import pytest
@@ -154,3 +156,63 @@ def test_bad_jacobians_get_clear_errors():
                    jnp.ones(1), z((0, 3)), z(0), z(0), z(0), jnp.ones(3))
     with pytest.raises(TypeError, match="TreeJacobian.from_dense"):
         solve(p, z(3))
+
+
+def test_tree_blocked_free_motion_and_problem_equal_the_dense_ones(scene):
+    """On a plant of several trees the step makes A = M + δt·D by tree blocks, never dense
+    (`crba.mass_matrix_tree_blocks`): the blocks, v*, the SAP problem's A, Hessian and solution
+    equal those made from the dense mass matrix."""
+    from jaxbody.contact import sap_problem as sp
+    from jaxbody.contact.sap_solver import solve
+    from jaxbody.engine import discrete_step as ds
+    from jaxbody.math.small_spd import gather_blocks
+
+    plant, ctx = scene
+    model = plant.compiled_model()
+    dt, nv = model.time_step, plant.num_velocities()
+    dk, A_tree, v_star = ds.free_motion_of(model, ctx, None)
+    dof_map = model.discrete.trees.dof_map
+    assert A_tree.shape == (dof_map.shape[0],) + 2 * (dof_map.shape[1],)  # blocks, not (nv, nv)
+    M = np.asarray(plant.CalcMassMatrix(ctx))
+    np.testing.assert_allclose(A_tree, gather_blocks(jnp.asarray(M), dof_map), atol=1e-13)
+    v_dot = np.asarray(plant.CalcGeneralizedAccelerations(ctx))  # M⁻¹k, dense (no damping)
+    np.testing.assert_allclose(v_star, np.asarray(ctx.v) + dt * v_dot, rtol=1e-11, atol=1e-13)
+    pc = point_contact.contact_slots(model, ctx)
+    blocked, _ = build_problem(StepData(model.topology, model.discrete, dt, dk, A_tree, v_star,
+                                        ctx.q, ctx.v), pc)
+    dense, _ = build_problem(StepData(model.topology, model.discrete, dt, dk, jnp.asarray(M),
+                                      v_star, ctx.q, ctx.v), pc)
+    assert blocked.A is None and blocked.A_tree is not None
+    np.testing.assert_allclose(sp.dense_A(blocked), M, atol=1e-13)
+    np.testing.assert_allclose(sp.diagonal_A(blocked), np.diagonal(M), atol=1e-13)
+    np.testing.assert_allclose(blocked.Rc, dense.Rc, rtol=1e-12)  # Delassus estimates
+    v = jnp.asarray(np.random.default_rng(5).normal(size=nv))
+    np.testing.assert_allclose(sp.hessian(blocked, v), sp.hessian(dense, v), atol=1e-10)
+    v_b, st_b = solve(blocked, ctx.v)
+    v_d, st_d = solve(dense, ctx.v)
+    assert st_b.converged == 1.0 and st_b.iterations == st_d.iterations
+    np.testing.assert_allclose(v_b, v_d, rtol=1e-12, atol=1e-13)
+    with pytest.raises(ValueError, match="A may be None only when A_tree"):
+        solve(dataclasses.replace(blocked, A_tree=None), ctx.v)
+
+
+def test_a_plant_of_several_trees_without_contact_geometry_steps_in_free_motion():
+    """No contact slots at all (the empty contact Jacobian in tree form): the step is free
+    motion, v = v*."""
+    plant = jb.MultibodyPlant(1e-3)
+    M = jb.SpatialInertia.SolidSphereWithMass(1.0, 0.05)
+    for name in ("a", "b"):
+        plant.AddRigidBody(name, M)
+    link = plant.AddRigidBody("link", M)
+    plant.AddJoint(jb.RevoluteJoint("j", plant.world_frame(), link.body_frame(), [0, 1, 0]))
+    plant.Finalize()
+    ctx = plant.CreateDefaultContext()
+    ctx = plant.SetVelocities(ctx, np.random.default_rng(0).normal(size=plant.num_velocities()))
+    from jaxbody.engine import discrete_step as ds
+
+    _, _, v_star = ds.free_motion_of(plant.compiled_model(), ctx, None)
+    nxt = plant.CalcDiscreteStep(ctx)
+    np.testing.assert_allclose(nxt.context.v, v_star, atol=1e-15)
+    v_dot = np.asarray(plant.CalcGeneralizedAccelerations(ctx))
+    np.testing.assert_allclose(v_star, np.asarray(ctx.v) + 1e-3 * v_dot, rtol=1e-12,
+                               atol=1e-13)

@@ -44,7 +44,9 @@ def contact_jacobian(topo, pk, layout, node_a, node_b, p_WC, R_WC):
     if layout.trees.dof_map.shape[0] <= 2:  # one tree: dense columns over every dof
         J = (_translational(topo, pk, node_a, p_WC, None)
              - _translational(topo, pk, node_b, p_WC, None))
-        return TreeJacobian.from_dense(jnp.einsum("pji,pjn->pin", R_WC, J))
+        # R_WCᵀ J as three broadcast products (see below).
+        return TreeJacobian.from_dense(sum(R_WC[:, j, :, None] * J[:, j, None, :]
+                                           for j in range(3)))
     tree_index = jnp.asarray(layout.trees.tree_index)
     dof_map = jnp.asarray(layout.trees.dof_map)
     T = dof_map.shape[0] - 1
@@ -64,3 +66,15 @@ def contact_jacobian(topo, pk, layout, node_a, node_b, p_WC, R_WC):
     trees = jnp.stack([ta, jnp.where(same, T, tb)], 1)
     return TreeJacobian(blocks, trees, dof_map, jnp.asarray(layout.trees.dof_slot),
                         jnp.asarray(layout.trees.pair_slot))
+
+
+def empty_contact_jacobian(topo, layout, dtype):
+    """The `TreeJacobian` of no contacts, in the form `contact_jacobian` gives the plant (dense
+    on one tree, tree form on several)."""
+    trees = layout.trees
+    if trees.dof_map.shape[0] <= 2:
+        return TreeJacobian.from_dense(jnp.zeros((0, 3, topo.nv), dtype))
+    return TreeJacobian(jnp.zeros((0, 2, 3, trees.dof_map.shape[1]), dtype),
+                        jnp.zeros((0, 2), jnp.asarray(trees.tree_index).dtype),
+                        jnp.asarray(trees.dof_map), jnp.asarray(trees.dof_slot),
+                        jnp.asarray(trees.pair_slot))

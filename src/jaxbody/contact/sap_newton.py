@@ -89,7 +89,7 @@ def _residual(p: SapProblem, v, vc, vl, Adv, Av_star):
     for all four)."""
     gc, gl = sp.impulses(p, vc, vl)
     jc = sp.generalized_impulse(p, gc, gl)
-    d = p.scale_mask / jnp.sqrt(jnp.diagonal(p.A))
+    d = p.scale_mask / jnp.sqrt(sp.diagonal_A(p))
     grad = Adv - jc
     ell = 0.5 * (v - p.v_star) @ Adv + sp.constraint_cost(p, gc, gl, vl, vc)
     return jnp.linalg.norm(d * grad), jnp.maximum(jnp.linalg.norm(d * (Adv + Av_star)),

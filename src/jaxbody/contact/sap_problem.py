@@ -29,7 +29,8 @@ class SapProblem:
     """Arrays of one SAP problem.
 
     Attributes:
-        A: (nv, nv) dynamics matrix M + δt·D (SPD).
+        A: (nv, nv) dynamics matrix M + δt·D (SPD), or None when ``A_tree`` holds it (a plant
+            of several trees, whose A is block diagonal by tree; `dense_A` makes the matrix).
         v_star: (nv,) free-motion velocities.
         Jc: `TreeJacobian` of the nc contacts (3 rows each: t₁, t₂, n of the contact frame);
             ``TreeJacobian.from_dense`` wraps a dense (nc, 3, nv) array.
@@ -42,9 +43,10 @@ class SapProblem:
         Rl, vhat_l, active_l: (nl,) their regularization, bias and mask.
         scale_mask: (nv,) 1 for velocities of trees that have an active constraint (Drake's
             "participating" dofs, used by the stopping criterion), 0 elsewhere.
-        A_tree: None, or (T+1, d, d) the tree blocks of A (`tree_hessian.tree_blocks`) when
-            ``Jc`` is in tree form: products with A then cost O(T·d²), not O(nv²).
-            `sap_solver.solve` fills it in (`with_tree_blocks`).
+        A_tree: None, or (T+1, d, d) the tree blocks of A (`tree_hessian.tree_blocks`,
+            identity on pad entries) when ``Jc`` is in tree form: products with A then cost
+            O(T·d²), not O(nv²). `sap_solver.solve` fills it in from ``A``
+            (`with_tree_blocks`); the discrete step builds it directly and leaves ``A`` None.
         lower_l: None (every row unilateral: γ ≥ 0), or (nl,) each row's lower impulse bound
             (0: unilateral, −∞: bilateral).
         upper_l: None (no upper bound), or (nl,) each row's upper impulse bound (+∞, or δt·e
@@ -54,7 +56,7 @@ class SapProblem:
             ``vhat_c`` are then unused.
     """
 
-    A: jax.Array
+    A: jax.Array | None
     v_star: jax.Array
     Jc: TreeJacobian
     Rc: jax.Array
@@ -112,6 +114,18 @@ def with_tree_blocks(p: SapProblem) -> SapProblem:
     if p.Jc.is_dense or p.A_tree is not None:
         return p
     return dataclasses.replace(p, A_tree=tree_blocks(p.Jc, p.A))
+
+
+def dense_A(p: SapProblem):
+    """A as an (nv, nv) matrix (made from ``A_tree`` when ``A`` is None)."""
+    return p.A if p.A is not None else p.Jc.dense_from_tree_blocks(p.A_tree)
+
+
+def diagonal_A(p: SapProblem):
+    """(nv,) the diagonal of A."""
+    if p.A is not None:
+        return jnp.diagonal(p.A)
+    return p.Jc.from_tree(jnp.diagonal(p.A_tree, axis1=1, axis2=2))
 
 
 def mul_A(p: SapProblem, x):
@@ -206,7 +220,10 @@ def hessian_at(p: SapProblem, vc, vl):
     """H = A + Jᵀ G J at the constraint velocities (vc, vl) = J v."""
     Gc = contact_hessian(p, vc)
     Gl = C.limit_hessian(vl, p.Rl, p.vhat_l, p.active_l, p.lower_l, p.upper_l)
-    H = p.A + p.Jc.congruence(Gc)
+    if p.A is None:
+        H = p.Jc.congruence(Gc, tree_blocks=p.A_tree)
+    else:
+        H = p.A + p.Jc.congruence(Gc)
     return H + jnp.einsum("ln,l,lm->nm", p.Jl, Gl, p.Jl)
 
 

@@ -61,6 +61,9 @@ def solve(problem: SapProblem, v_guess, params: SapSolverParameters | None = Non
         raise TypeError("solve: SapProblem.Jc must be a TreeJacobian (wrap a dense (nc, 3, nv) "
                         "Jacobian with TreeJacobian.from_dense), got "
                         f"{type(problem.Jc).__name__}")
+    if problem.A is None and (problem.A_tree is None or problem.Jc.is_dense):
+        raise ValueError("solve: SapProblem.A may be None only when A_tree holds its tree "
+                         "blocks and Jc is in tree form")
     params = params or SapSolverParameters()
     problem = sp.with_tree_blocks(problem)
     v_guess = jnp.asarray(v_guess, problem.v_star.dtype)

@@ -135,16 +135,29 @@ class TreeJacobian:
         Bk = self.blocks
         return sum(G[:, None, :, k, None] * Bk[:, :, None, k, :] for k in range(G.shape[-1]))
 
-    def congruence(self, G):
-        """Jᵀ G J for G (n, m, m): (nv, nv)."""
+    def congruence(self, G, tree_blocks=None):
+        """Jᵀ G J for G (n, m, m): (nv, nv); plus the block-diagonal matrix whose tree blocks
+        are ``tree_blocks`` (T+1, d, d) if given (tree form only)."""
         if self.is_dense:
+            if tree_blocks is not None:
+                raise ValueError("TreeJacobian.congruence: tree_blocks needs the tree form")
             return jnp.einsum("cin,cij,cjm->nm", self.dense, G, self.dense)
         T1, d = self.dof_map.shape
         Bk, GJ = self.blocks, self._g_blocks(G)
         B = sum(Bk[:, :, None, k, :, None] * GJ[:, None, :, k, None, :]
                 for k in range(G.shape[-1]))
         pair = self.trees[:, :, None] * T1 + self.trees[:, None, :]
-        acc = jnp.zeros((T1 * T1, d, d), B.dtype).at[pair].add(B)
+        acc = jnp.zeros((T1 * T1, d, d), B.dtype)
+        if tree_blocks is not None:
+            acc = acc.at[np.arange(T1) * (T1 + 1)].set(tree_blocks)
+        acc = acc.at[pair].add(B)
+        return acc.reshape(-1)[self.pair_slot]
+
+    def dense_from_tree_blocks(self, tree_blocks):
+        """(nv, nv) the block-diagonal matrix with tree blocks (T+1, d, d). Tree form only."""
+        T1, d = self.dof_map.shape
+        acc = jnp.zeros((T1 * T1, d, d), tree_blocks.dtype)
+        acc = acc.at[np.arange(T1) * (T1 + 1)].set(tree_blocks)
         return acc.reshape(-1)[self.pair_slot]
 
     def tree_congruence(self, G):

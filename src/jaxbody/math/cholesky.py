@@ -114,6 +114,14 @@ def block_diagonal_spd_solve(A, b, blocks):
             or sorted(blocks[blocks < n].tolist()) != list(range(n)) or blocks.max() > n):
         raise ValueError("block_diagonal_spd_solve: blocks must be a (T, d) int array holding "
                          f"each of 0..{n - 1} once, padded with {n}")
+    return spd_solve_by_blocks(gather_blocks(A, jnp.asarray(blocks)), b, blocks)
+
+
+def spd_solve_by_blocks(A_blocks, b, blocks):
+    """`block_diagonal_spd_solve` from the diagonal blocks themselves: ``A_blocks`` (T, d, d) as
+    `small_spd.gather_blocks` makes them (identity on pad entries), b (n,), ``blocks`` (T, d)
+    as there (not checked here)."""
+    n = b.shape[0]
     blocks = jnp.asarray(blocks)
-    xb = block_matvec(spd_block_inverse(gather_blocks(A, blocks)), jnp.pad(b, (0, 1))[blocks])
+    xb = block_matvec(spd_block_inverse(A_blocks), jnp.pad(b, (0, 1))[blocks])
     return jnp.zeros(n + 1, xb.dtype).at[blocks].set(xb)[:n]
