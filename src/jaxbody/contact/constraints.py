@@ -24,7 +24,9 @@ jit stand for Drake's variable-size constraint lists.
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
+import jax
 import jax.numpy as jnp
 
 from jaxbody.contact.tree_jacobian import TreeJacobian
@@ -113,26 +115,50 @@ def cone_hessian(vc, R, vhat, mu, active):
     return G * active[..., None, None]
 
 
-def cone_line_terms(vc, dvc, alpha, R, vhat, mu, active):
-    """Per contact, at the velocities vc + α·dvc: (dvcᵀγ, dvcᵀ G dvc, ½γᵀRγ), each (n,).
+class ConeLine(NamedTuple):
+    """A line of contact velocities vc + α·Δvc in the cone's own variables, from
+    `cone_line`: y(α) = y0 − α·dy with y = R⁻¹(v̂ − vc); every division done once here."""
 
-    The same numbers as `cone_impulses` and `cone_hessian` give, written component by component
-    with G·dvc = ∂P/∂y (R⁻¹dvc) formed without the 3×3 blocks, for the line search, which needs
-    only these three sums per trial step."""
-    y = (vhat - (vc + alpha * dvc)) / R
-    y1, y2, yn = y[..., 0], y[..., 1], y[..., 2]
-    yr = jnp.sqrt(y1 * y1 + y2 * y2 + SOFT_TOLERANCE**2)
-    t1, t2 = y1 / yr, y2 / yr
+    y0: jax.Array  # (n, 3) R⁻¹(v̂ − vc)
+    dy: jax.Array  # (n, 3) R⁻¹Δvc
+    dvc: jax.Array  # (n, 3) Δvc
+    R: jax.Array  # (n, 3)
+    mu: jax.Array  # (n,)
+    mu_hat: jax.Array  # (n,) μ Rt/Rn
+    factor: jax.Array  # (n,) 1/(1 + μμ̂)
+    active: jax.Array  # (n,)
+
+
+def cone_line(vc, dvc, R, vhat, mu, active) -> ConeLine:
+    """`ConeLine` of the contact velocities vc + α·dvc (each (n, 3))."""
     mu_hat = mu * R[..., 0] / R[..., 2]
-    factor = 1.0 / (1.0 + mu * mu_hat)
+    return ConeLine((vhat - vc) / R, dvc / R, dvc, R, mu, mu_hat, 1.0 / (1.0 + mu * mu_hat),
+                    active)
+
+
+def cone_line_terms(line: ConeLine, alpha):
+    """Per contact, at α on the line: (Δvcᵀγ, Δvcᵀ G Δvc, ½γᵀRγ), each (n,).
+
+    The numbers `cone_impulses` and `cone_hessian` give, written component by component with
+    G·Δvc = ∂P/∂y (R⁻¹Δvc) formed without the 3×3 blocks, and with one reciprocal square
+    root as the only non-polynomial operation (so XLA fuses the whole pass), for the line
+    search, which needs only these three sums per trial step."""
+    y = line.y0 - alpha * line.dy
+    y1, y2, yn = y[..., 0], y[..., 1], y[..., 2]
+    s2 = y1 * y1 + y2 * y2 + SOFT_TOLERANCE**2
+    inv_r = jax.lax.rsqrt(s2)
+    yr = s2 * inv_r  # the soft norm ‖yt‖ₛ
+    t1, t2 = y1 * inv_r, y2 * inv_r
+    mu, mu_hat, factor = line.mu, line.mu_hat, line.factor
     stiction = yr <= mu * yn
     sliding = (~stiction) & (-mu_hat * yr < yn) & (mu * yn < yr)
     gn = (yn + mu_hat * yr) * factor
-    d1, d2, dn = dvc[..., 0], dvc[..., 1], dvc[..., 2]
-    u1, u2, un = d1 / R[..., 0], d2 / R[..., 1], dn / R[..., 2]
-    ut = u1 * t1 + u2 * t2  # t̂ᵀ(R⁻¹dvc)t
-    along = (mu * mu_hat * factor - mu * gn / yr) * ut + mu * factor * un
-    slide_q = (mu * gn / yr) * (d1 * u1 + d2 * u2) + (d1 * t1 + d2 * t2) * along + dn * (
+    d1, d2, dn = line.dvc[..., 0], line.dvc[..., 1], line.dvc[..., 2]
+    u1, u2, un = line.dy[..., 0], line.dy[..., 1], line.dy[..., 2]
+    ut = u1 * t1 + u2 * t2  # t̂ᵀ(R⁻¹Δvc)t
+    c = mu * gn * inv_r
+    along = (mu * mu_hat * factor - c) * ut + mu * factor * un
+    slide_q = c * (d1 * u1 + d2 * u2) + (d1 * t1 + d2 * t2) * along + dn * (
         mu_hat * factor * ut + factor * un)
     stick_q = d1 * u1 + d2 * u2 + dn * un
     q = jnp.where(stiction, stick_q, jnp.where(sliding, slide_q, 0.0))
@@ -140,8 +166,44 @@ def cone_line_terms(vc, dvc, alpha, R, vhat, mu, active):
     g2 = jnp.where(stiction, y2, jnp.where(sliding, mu * gn * t2, 0.0))
     g3 = jnp.where(stiction, yn, jnp.where(sliding, gn, 0.0))
     dg = d1 * g1 + d2 * g2 + dn * g3
+    R = line.R
     cost = 0.5 * (g1 * g1 * R[..., 0] + g2 * g2 * R[..., 1] + g3 * g3 * R[..., 2])
-    return dg * active, q * active, cost * active
+    return dg * line.active, q * line.active, cost * line.active
+
+
+class LimitLine(NamedTuple):
+    """A line of scalar-row velocities vl + α·Δvl (`limit_line`), y(α) = y0 − α·dy."""
+
+    y0: jax.Array  # (n,) R⁻¹(v̂ − vl)
+    dy: jax.Array  # (n,) R⁻¹Δvl
+    dvl: jax.Array  # (n,)
+    R: jax.Array
+    active: jax.Array
+    lower: jax.Array | None
+    upper: jax.Array | None
+
+
+def limit_line(vl, dvl, R, vhat, active, lower=None, upper=None) -> LimitLine:
+    return LimitLine((vhat - vl) / R, dvl / R, dvl, R, active, lower, upper)
+
+
+def limit_line_terms(line: LimitLine, alpha):
+    """Per row, at α: (Δvlᵀγ, G Δvl², ℓᵢ) as `limit_impulses`, `limit_hessian` and the cost
+    (`limit_cost` with an upper bound, ½Rγ² without) give them."""
+    y = line.y0 - alpha * line.dy
+    lo = 0.0 if line.lower is None else line.lower
+    g = jnp.maximum(y, lo)
+    inside = y > lo
+    if line.upper is not None:
+        g = jnp.minimum(g, line.upper)
+        inside = inside & (y < line.upper)
+    g = g * line.active
+    q = jnp.where(inside, line.dvl * line.dy, 0.0) * line.active
+    if line.upper is None:
+        cost = 0.5 * line.R * g * g
+    else:  # γ(v̂ − vl) − ½Rγ² with v̂ − vl = R·y
+        cost = line.R * g * y - 0.5 * line.R * g * g
+    return line.dvl * g, q, cost
 
 
 def limit_impulses(vc, R, vhat, active, lower=None, upper=None):

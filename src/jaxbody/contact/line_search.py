@@ -25,17 +25,13 @@ class Line(NamedTuple):
     """ℓ restricted to v + αΔv, from what one Newton iteration computes once.
 
     Attributes:
-        vc, vl: the constraint velocities J v at v ((nc, 3) and (nl,)).
-        dvc, dvl: J Δv.
+        constraints: `sap_problem.ConstraintLine`, the constraint velocities along the line.
         slope_A: Δvᵀ A (v − v*).
         curv_A: Δvᵀ A Δv.
         ell_A: ½ (v − v*)ᵀ A (v − v*).
     """
 
-    vc: jax.Array
-    vl: jax.Array
-    dvc: jax.Array
-    dvl: jax.Array
+    constraints: sp.ConstraintLine
     slope_A: jax.Array
     curv_A: jax.Array
     ell_A: jax.Array
@@ -43,7 +39,7 @@ class Line(NamedTuple):
 
 def along(p, line: Line, alpha):
     """(dℓ/dα, d²ℓ/dα², ℓ) at α."""
-    d1c, d2c, ell_c = sp.line_terms(p, line.vc, line.vl, line.dvc, line.dvl, alpha)
+    d1c, d2c, ell_c = sp.line_terms(p, line.constraints, alpha)
     d1 = line.slope_A + alpha * line.curv_A - d1c
     ell = line.ell_A + alpha * (line.slope_A + 0.5 * alpha * line.curv_A) + ell_c
     return d1, line.curv_A + d2c, ell
@@ -55,13 +51,13 @@ def exact_line_search(p, line: Line, d0, params):
     dtype = line.slope_A.dtype
     amax = jnp.asarray(params.alpha_max, dtype)
     d_max, d2_max, ell_max = along(p, line, amax)
-    scale = jnp.maximum(-d0, jnp.finfo(dtype).tiny)
+    inv_scale = 1.0 / jnp.maximum(-d0, jnp.finfo(dtype).tiny)
     guess = jnp.minimum(-d0 / jnp.maximum(d2_max, jnp.finfo(dtype).tiny), amax)
     x_tol = params.line_search_f_tolerance * guess
 
     def f(alpha):
         d1, d2, _ = along(p, line, alpha)
-        return d1 / scale, d2 / scale
+        return d1 * inv_scale, d2 * inv_scale
 
     def cond(s):
         _, _, _, fx, _, dx, it = s

@@ -210,7 +210,8 @@ def newton(p: SapProblem, v_guess, params: SapSolverParameters):
                                      s.it)
         dvc, dvl = sp.constraint_velocities(p, dv)
         dp = sp.mul_A(p, dv)
-        line = Line(s.vc, s.vl, dvc, dvl, dv @ s.Adv, dv @ dp, 0.5 * (s.v - p.v_star) @ s.Adv)
+        line = Line(sp.constraint_line(p, s.vc, s.vl, dvc, dvl), dv @ s.Adv, dv @ dp,
+                    0.5 * (s.v - p.v_star) @ s.Adv)
         alpha, n_ls = exact_line_search(p, line, s.grad @ dv, params)
         v, vc, vl = s.v + alpha * dv, s.vc + alpha * dvc, s.vl + alpha * dvl
         Adv = s.Adv + alpha * dp

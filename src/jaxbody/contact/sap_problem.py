@@ -12,6 +12,7 @@ slots off.
 from __future__ import annotations
 
 import dataclasses
+from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -189,26 +190,46 @@ def gradient(p: SapProblem, v):
     return mul_A(p, v - p.v_star) - generalized_impulse(p, gc, gl)
 
 
-def line_terms(p: SapProblem, vc, vl, dvc, dvl, alpha):
-    """Along the line vc + α·dvc, vl + α·dvl of constraint velocities: (Δvcᵀγ, ΔvcᵀGΔvc,
-    Σℓᵢ), the constraint parts of ℓ's first and second derivative in α and of ℓ itself
-    (`line_search`); one fused pass over the contacts (`constraints.cone_line_terms`)."""
-    ca, la = vc + alpha * dvc, vl + alpha * dvl
+class ConstraintLine(NamedTuple):
+    """The constraint velocities along a Newton direction, vc + α·Δvc and vl + α·Δvl, in the
+    form `line_terms` evaluates at each trial α (made once per direction by `constraint_line`).
+
+    Attributes:
+        cone: `constraints.ConeLine` (friction cones), or None for Hunt & Crossley contacts,
+            whose line is then (vc, dvc) in ``hc_line``.
+        hc_line: None, or (vc, Δvc) each (nc, 3) (Hunt & Crossley contacts).
+        limits: `constraints.LimitLine` of the scalar rows.
+    """
+
+    cone: C.ConeLine | None
+    hc_line: tuple | None
+    limits: C.LimitLine
+
+
+def constraint_line(p: SapProblem, vc, vl, dvc, dvl) -> ConstraintLine:
+    """`ConstraintLine` through (vc, vl) = J v along (Δvc, Δvl) = J Δv."""
+    limits = C.limit_line(vl, dvl, p.Rl, p.vhat_l, p.active_l, p.lower_l, p.upper_l)
     if p.hc is None:
-        per_contact = C.cone_line_terms(vc, dvc, alpha, p.Rc, p.vhat_c, p.mu, p.active_c)
-        d1, d2, cone = jnp.sum(jnp.stack(per_contact), -1)
-    else:
-        gc, Gc = contact_impulses(p, ca), contact_hessian(p, ca)
-        d1 = jnp.sum(dvc * gc)
-        d2 = jnp.einsum("ci,cij,cj->", dvc, Gc, dvc)
-        cone = hcm.cost(p.hc, ca, p.mu, p.active_c)
-    gl = C.limit_impulses(la, p.Rl, p.vhat_l, p.active_l, p.lower_l, p.upper_l)
-    Gl = C.limit_hessian(la, p.Rl, p.vhat_l, p.active_l, p.lower_l, p.upper_l)
-    if p.upper_l is None:
-        limits = 0.5 * jnp.sum(gl * gl * p.Rl)
-    else:
-        limits = C.limit_cost(la, p.Rl, p.vhat_l, gl)
-    return d1 + dvl @ gl, d2 + jnp.sum(Gl * dvl * dvl), cone + limits
+        return ConstraintLine(C.cone_line(vc, dvc, p.Rc, p.vhat_c, p.mu, p.active_c), None,
+                              limits)
+    return ConstraintLine(None, (vc, dvc), limits)
+
+
+def line_terms(p: SapProblem, line: ConstraintLine, alpha):
+    """At α on the line: (Δvᵀ Jᵀγ, Δvᵀ JᵀGJ Δv, Σℓᵢ), the constraint parts of ℓ's first and
+    second derivative in α and of ℓ itself (`line_search`): one fused pass over every
+    constraint and one reduction (`constraints.cone_line_terms`, `limit_line_terms`)."""
+    per_row = C.limit_line_terms(line.limits, alpha)
+    if line.cone is not None:
+        per_contact = C.cone_line_terms(line.cone, alpha)
+        terms = jnp.concatenate([jnp.stack(per_contact), jnp.stack(per_row)], -1)
+        return tuple(jnp.sum(terms, -1))
+    vc, dvc = line.hc_line
+    ca = vc + alpha * dvc
+    gc, Gc = contact_impulses(p, ca), contact_hessian(p, ca)
+    d1 = jnp.sum(dvc * gc) + jnp.sum(per_row[0])
+    d2 = jnp.einsum("ci,cij,cj->", dvc, Gc, dvc) + jnp.sum(per_row[1])
+    return d1, d2, hcm.cost(p.hc, ca, p.mu, p.active_c) + jnp.sum(per_row[2])
 
 
 def hessian(p: SapProblem, v):
