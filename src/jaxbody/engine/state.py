@@ -232,9 +232,25 @@ def qdot_to_velocity_map(model, context):
 
 
 def map_velocity_to_qdot(model, context, v):
-    """q̇ = N(q) v. ``v: (nv,)``."""
+    """q̇ = N(q) v. ``v: (nv,)``. Joint group by joint group (N is block diagonal by joint),
+    each block's product as broadcast products: O(Σ nq_j·nv_j), and no dense (nq × nv) matrix
+    (whose batched product cost a 12-body step 6.5 of its ~100 µs)."""
     v = check_shape("MapVelocityToQDot: v", v, (model.nv,))
-    return velocity_to_qdot_map(model, context) @ v
+    q = _checked_q(model, context.q, "MapVelocityToQDot")
+    return _map_by_groups(model.topology, q, v.astype(q.dtype))
+
+
+@partial(jax.jit, static_argnums=(0,))
+def _map_by_groups(topo, q, v):
+    qdot = jnp.zeros((topo.nq,), q.dtype)
+    for g in topo.groups:
+        if g.kind.nv == 0:
+            continue
+        blk = g.kind.N(q[g.qidx], g.constants).astype(q.dtype)  # (k, nq_g, nv_g)
+        vg = v[g.vidx]  # (k, nv_g)
+        qdot = qdot.at[g.qidx].set(sum(blk[:, :, j] * vg[:, None, j]
+                                       for j in range(vg.shape[1])))
+    return qdot
 
 
 def map_qdot_to_velocity(model, context, qdot):
