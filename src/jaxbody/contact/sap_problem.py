@@ -196,13 +196,14 @@ class ConstraintLine(NamedTuple):
 
     Attributes:
         cone: `constraints.ConeLine` (friction cones), or None for Hunt & Crossley contacts,
-            whose line is then (vc, dvc) in ``hc_line``.
-        hc_line: None, or (vc, Δvc) each (nc, 3) (Hunt & Crossley contacts).
+            whose line is then ``vc`` + α·``dvc``.
+        vc, dvc: (nc, 3) each for Hunt & Crossley contacts; None with cones.
         limits: `constraints.LimitLine` of the scalar rows.
     """
 
     cone: C.ConeLine | None
-    hc_line: tuple | None
+    vc: jax.Array | None
+    dvc: jax.Array | None
     limits: C.LimitLine
 
 
@@ -211,8 +212,8 @@ def constraint_line(p: SapProblem, vc, vl, dvc, dvl) -> ConstraintLine:
     limits = C.limit_line(vl, dvl, p.Rl, p.vhat_l, p.active_l, p.lower_l, p.upper_l)
     if p.hc is None:
         return ConstraintLine(C.cone_line(vc, dvc, p.Rc, p.vhat_c, p.mu, p.active_c), None,
-                              limits)
-    return ConstraintLine(None, (vc, dvc), limits)
+                              None, limits)
+    return ConstraintLine(None, vc, dvc, limits)
 
 
 def line_terms(p: SapProblem, line: ConstraintLine, alpha):
@@ -224,7 +225,7 @@ def line_terms(p: SapProblem, line: ConstraintLine, alpha):
         per_contact = C.cone_line_terms(line.cone, alpha)
         terms = jnp.concatenate([jnp.stack(per_contact), jnp.stack(per_row)], -1)
         return tuple(jnp.sum(terms, -1))
-    vc, dvc = line.hc_line
+    vc, dvc = line.vc, line.dvc
     ca = vc + alpha * dvc
     gc, Gc = contact_impulses(p, ca), contact_hessian(p, ca)
     d1 = jnp.sum(dvc * gc) + jnp.sum(per_row[0])
