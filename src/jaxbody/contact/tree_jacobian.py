@@ -147,17 +147,23 @@ class TreeJacobian:
         B = sum(Bk[:, :, None, k, :, None] * GJ[:, None, :, k, None, :]
                 for k in range(G.shape[-1]))
         pair = self.trees[:, :, None] * T1 + self.trees[:, None, :]
-        acc = jnp.zeros((T1 * T1, d, d), B.dtype)
-        if tree_blocks is not None:
-            acc = acc.at[np.arange(T1) * (T1 + 1)].set(tree_blocks)
-        acc = acc.at[pair].add(B)
-        return acc.reshape(-1)[self.pair_slot]
+        return self._pair_blocks_to_dense(tree_blocks, B.dtype, pair, B)
 
     def dense_from_tree_blocks(self, tree_blocks):
         """(nv, nv) the block-diagonal matrix with tree blocks (T+1, d, d). Tree form only."""
+        if self.is_dense:
+            raise ValueError("TreeJacobian.dense_from_tree_blocks needs the tree form")
+        return self._pair_blocks_to_dense(tree_blocks, tree_blocks.dtype)
+
+    def _pair_blocks_to_dense(self, tree_blocks, dtype, pair=None, B=None):
+        """(nv, nv) from blocks by (tree, tree) pair: ``tree_blocks`` on the diagonal pairs (or
+        None), plus the blocks ``B`` added at the pairs ``pair`` (or none)."""
         T1, d = self.dof_map.shape
-        acc = jnp.zeros((T1 * T1, d, d), tree_blocks.dtype)
-        acc = acc.at[np.arange(T1) * (T1 + 1)].set(tree_blocks)
+        acc = jnp.zeros((T1 * T1, d, d), dtype)
+        if tree_blocks is not None:
+            acc = acc.at[np.arange(T1) * (T1 + 1)].set(tree_blocks)
+        if B is not None:
+            acc = acc.at[pair].add(B)
         return acc.reshape(-1)[self.pair_slot]
 
     def tree_congruence(self, G):
