@@ -26,7 +26,8 @@ START, END = "<!-- benchmark-table:start -->", "<!-- benchmark-table:end -->"
 GPU_START, GPU_END = "<!-- gpu-table:start -->", "<!-- gpu-table:end -->"
 ENGINES = {"pinocchio": "Pinocchio", "drake": "Drake", "drake_serial": "Drake (serial)",
            "drake_autodiff": "Drake AutoDiffXd", "mujoco": "MuJoCo C", "mjx": "MJX (CPU)",
-           "mujoco (per core)": "MuJoCo C, per core"}
+           "mujoco (per core)": "MuJoCo C, per core",
+           "jaxbody_autodiff": "jaxbody, autodiff of the scan"}
 
 
 def _num(x):

@@ -45,7 +45,7 @@ class JaxbodyEngine:
         qj, vj = jnp.asarray(q), jnp.asarray(v)
         return _compile(jax.jit(jax.vmap(self._final(steps, dt))), qj, vj)
 
-    def compiled_mass_grad(self, q, v, steps, dt):
+    def compiled_mass_grad(self, q, v, steps, dt, adjoint=True):
         import dataclasses
 
         import jax
@@ -58,7 +58,8 @@ class JaxbodyEngine:
         def loss(link_masses):
             mass = ctx.parameters.mass.at[idx].set(link_masses)
             c = ctx.replace(parameters=dataclasses.replace(ctx.parameters, mass=mass))
-            x = jb.rollout(plant, c, None, steps, dt, save_trajectory=False).final_state
+            x = jb.rollout(plant, c, None, steps, dt, save_trajectory=False,
+                           adjoint=adjoint).final_state
             return jnp.sum(x**2)
 
         m0 = ctx.parameters.mass[idx]

