@@ -82,8 +82,9 @@ def rollout(plant, context, controller=None, num_steps=1, dt=1e-3, *, params=Non
             taken. True (the default without ``checkpoint``): from one batched linearization
             of the dynamics at every integrator stage, the step Jacobians and a scan of one
             matrix-vector product per step (`rollout_adjoint`; memory O(N·S·nx²)). False:
-            plain autodiff of the scan (with ``checkpoint``, the only choice). The values are
-            the same either way; the derivatives agree to round-off.
+            plain autodiff of the scan (with ``checkpoint``, the only choice; also cheaper for a
+            single forward-mode direction, since the adjoint forms every stage's full
+            Jacobian). The values are the same either way; the derivatives agree to round-off.
 
     Returns:
         `RolloutResult`.

@@ -30,11 +30,28 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
+from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 from jax.custom_derivatives import SymbolicZero
+
+
+class _Recorded(NamedTuple):
+    """The forward scan's record, stacked over the N steps.
+
+    Attributes:
+        x: (N, nx) x_1..x_N.
+        t: (N, S) every stage's time t_ki.
+        s: (N, S, nx) every stage's state s_ki.
+        k: (N, S, nx) every stage's k_ki = f(t_ki, s_ki).
+    """
+
+    x: jax.Array
+    t: jax.Array
+    s: jax.Array
+    k: jax.Array
 
 
 def _instantiate(t):
@@ -97,7 +114,8 @@ def linearized_rollout(xdot: Callable, step_fn: Callable, project: Callable, nq:
             bad = jnp.where((bad < 0) & ~jnp.all(jnp.isfinite(x1)), k1, bad)
             out = x1
             if record:
-                out = (x1,) + tuple(jnp.stack(z) for z in zip(*stages))  # t, s, f(t, s)
+                ts, ss, ks = (jnp.stack(z) for z in zip(*stages))
+                out = _Recorded(x1, ts, ss, ks)
             return (k1, x1, bad), out
 
         init = (jnp.zeros((), jnp.int32), x0, -jnp.ones((), jnp.int32))
@@ -112,7 +130,8 @@ def linearized_rollout(xdot: Callable, step_fn: Callable, project: Callable, nq:
     def run_jvp(primals, tangents):
         x0, t0, dt, w, us = primals
         dx0, dt0, ddt, dw, dus = tangents
-        (xs, st, ss, ks), bad = forward(x0, t0, dt, w, us, True)
+        rec, bad = forward(x0, t0, dt, w, us, True)
+        xs, st, ss, ks = rec.x, rec.t, rec.s, rec.k
         n, S, nx = ss.shape
         dtype = xs.dtype
 
