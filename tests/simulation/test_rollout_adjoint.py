@@ -12,6 +12,10 @@ import numpy as np
 import pytest
 
 import jaxbody as jb
+from jaxbody.simulation.rollout_adjoint import jax_supports_adjoint
+
+pytestmark = pytest.mark.skipif(not jax_supports_adjoint(),
+                                reason="the adjoint needs jax >= 0.10 (rollout refuses it below)")
 
 N = 12
 TOL = 1e-10
@@ -122,3 +126,15 @@ def test_adjoint_and_checkpoint_are_exclusive(pendulum):
     # checkpoint alone takes plain autodiff
     out = jb.rollout(plant, ctx, None, 4, 0.01, checkpoint=2)
     assert out.states.shape == (5, 4)
+
+
+def test_old_jax_refuses_the_adjoint_by_name(pendulum, monkeypatch):
+    plant, ctx, _, _ = pendulum
+    import sys
+
+    # the module (the package exports the function under the same name)
+    monkeypatch.setattr(sys.modules["jaxbody.simulation.rollout"], "jax_supports_adjoint",
+                        lambda: False)
+    with pytest.raises(ValueError, match="adjoint=True needs jax >= 0.10"):
+        jb.rollout(plant, ctx, None, 4, 0.01, adjoint=True)
+    assert jb.rollout(plant, ctx, None, 4, 0.01).states.shape == (5, 4)  # default: plain

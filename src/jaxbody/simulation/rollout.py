@@ -32,7 +32,11 @@ import jax.numpy as jnp
 from jaxbody.core.checks import check_shape
 from jaxbody.plant.plant_key import PlantKey
 from jaxbody.simulation.integrators import INTEGRATORS, normalize_quaternions
-from jaxbody.simulation.rollout_adjoint import linearized_rollout
+from jaxbody.simulation.rollout_adjoint import (
+    ADJOINT_MIN_JAX,
+    jax_supports_adjoint,
+    linearized_rollout,
+)
 
 
 class RolloutResult(NamedTuple):
@@ -85,6 +89,8 @@ def rollout(plant, context, controller=None, num_steps=1, dt=1e-3, *, params=Non
             plain autodiff of the scan (with ``checkpoint``, the only choice; also cheaper for a
             single forward-mode direction, since the adjoint forms every stage's full
             Jacobian). The values are the same either way; the derivatives agree to round-off.
+            Needs jax >= 0.10 (older versions' scan transpose refuses it; there the default is
+            False).
 
     Returns:
         `RolloutResult`.
@@ -120,7 +126,11 @@ def rollout(plant, context, controller=None, num_steps=1, dt=1e-3, *, params=Non
                              f"num_steps={num_steps}")
         checkpoint = k
     if adjoint is None:
-        adjoint = checkpoint is False
+        adjoint = checkpoint is False and jax_supports_adjoint()
+    elif adjoint and not jax_supports_adjoint():
+        raise ValueError(f"rollout: adjoint=True needs jax >= {ADJOINT_MIN_JAX[0]}."
+                         f"{ADJOINT_MIN_JAX[1]} (this is jax {jax.__version__}, whose lax.scan "
+                         "transpose refuses the adjoint's tangent scan); use adjoint=False")
     elif adjoint and checkpoint is not False:
         raise ValueError("rollout: adjoint=True and checkpoint are exclusive (the adjoint "
                          "keeps every step's Jacobian; checkpointing is for plain autodiff)")

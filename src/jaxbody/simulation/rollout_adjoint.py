@@ -37,6 +37,17 @@ import jax.numpy as jnp
 import numpy as np
 from jax.custom_derivatives import SymbolicZero
 
+# jax 0.7.0's lax.scan transpose fails an internal assertion on the tangent scan once the
+# parameters have a tangent (its extensive residuals are taken for linear inputs); jax 0.10.2
+# transposes it. Versions in between are not tested, so the adjoint starts at 0.10.
+ADJOINT_MIN_JAX = (0, 10)
+
+
+def jax_supports_adjoint() -> bool:
+    """Whether this jax transposes `linearized_rollout`'s rule (jax >= `ADJOINT_MIN_JAX`)."""
+    major, minor = (int(p) for p in jax.__version__.split(".")[:2])
+    return (major, minor) >= ADJOINT_MIN_JAX
+
 
 class _Recorded(NamedTuple):
     """The forward scan's record, stacked over the N steps.
