@@ -123,6 +123,8 @@ def test_adjoint_and_checkpoint_are_exclusive(pendulum):
     plant, ctx, _, _ = pendulum
     with pytest.raises(ValueError, match="adjoint=True and checkpoint"):
         jb.rollout(plant, ctx, None, 4, 0.01, adjoint=True, checkpoint=2)
+    with pytest.raises(ValueError, match="adjoint must be None, True or False"):
+        jb.rollout(plant, ctx, None, 4, 0.01, adjoint="yes")
     # checkpoint alone takes plain autodiff
     out = jb.rollout(plant, ctx, None, 4, 0.01, checkpoint=2)
     assert out.states.shape == (5, 4)

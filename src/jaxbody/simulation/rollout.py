@@ -125,6 +125,8 @@ def rollout(plant, context, controller=None, num_steps=1, dt=1e-3, *, params=Non
             raise ValueError(f"rollout: checkpoint={checkpoint} must be a positive divisor of "
                              f"num_steps={num_steps}")
         checkpoint = k
+    if adjoint not in (None, True, False):
+        raise ValueError(f"rollout: adjoint must be None, True or False, got {adjoint!r}")
     if adjoint is None:
         adjoint = checkpoint is False and jax_supports_adjoint()
     elif adjoint and not jax_supports_adjoint():
