@@ -12,7 +12,7 @@ import pytest
 
 import jaxbody as jb
 from jaxbody.algorithms.batch_minor import dispatch
-from jaxbody.algorithms.batch_minor.algebra import gather_sum, mm, mv, take
+from jaxbody.algorithms.batch_minor.algebra import gather_sum, materialize, mm, mv, take
 from tests.helpers.batch_minor_cases import case as _case
 from tests.helpers.batch_minor_cases import rel as _rel
 from tests.helpers.batch_minor_cases import small_chunks
@@ -145,6 +145,22 @@ def test_algebra_helpers_match_numpy():
     np.testing.assert_array_equal(take(y, [3, 1, 0, 2, 3, 1]), x[:, [3, 1, 0, 2, 3, 1]])
     got = gather_sum(y, [[0, 2], [], [1]])
     np.testing.assert_allclose(got, np.stack([x[:, 0] + x[:, 2], 0 * x[:, 0], x[:, 1]], 1))
+
+
+def test_materialize_computes_a_value_once():
+    """A sine passed through `materialize` is evaluated once per element, in its own fused
+    computation, not again inside a consumer that broadcasts it over nine rotation entries
+    (what XLA:CPU does without it, and did with the earlier `reduce_precision` barrier)."""
+    K = jnp.asarray(np.random.default_rng(0).random((3, 3, 5, 1)))
+    x = jnp.linspace(0.0, 1.0, 20).reshape(5, 4)
+
+    def f(x):
+        return 1.0 + K * materialize(jnp.sin(x))
+
+    text = jax.jit(f).lower(x).compile().as_text()
+    with_sine = [c for c in text.split("\n\n") if "sine(" in c]
+    assert with_sine and not any("[3,3,5,4]" in c for c in with_sine)
+    np.testing.assert_allclose(jax.jit(f)(x), 1.0 + K * np.sin(np.asarray(x)), rtol=1e-15)
 
 
 def test_inverse_dynamics_and_mass_matrix_kernels(case):

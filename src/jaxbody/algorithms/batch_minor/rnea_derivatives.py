@@ -28,7 +28,6 @@ from jaxbody.algorithms.batch_minor.algebra import (
     gather_sum,
     inertia_parts,
     inertia_times,
-    materialize,
     mm,
     motion_cross,
     mv,
@@ -104,8 +103,8 @@ def _dense(pl, L, R, S, Z, Y=None):
     DA = _outer(L, R)
     if Y is not None:
         DA = DA + pl.not_moved[..., None] * _outer(Y, S)
-    return materialize(jnp.where(pl.case_a[..., None], DA,
-                                 jnp.where(pl.case_b[..., None], _outer(S, Z), 0.0)))
+    return jnp.where(pl.case_a[..., None], DA,
+                     jnp.where(pl.case_b[..., None], _outer(S, Z), 0.0))
 
 
 def _applied_matrices(topo, lo, bk, F_Bo_W):
