@@ -12,7 +12,8 @@ import pytest
 
 import jaxbody as jb
 from jaxbody.algorithms.batch_minor import dispatch
-from jaxbody.algorithms.batch_minor.algebra import gather_sum, materialize, mm, mv, take
+from jaxbody.algorithms.batch_minor.algebra import gather_sum, mm, mv, take
+from jaxbody.math.fusion import materialize
 from tests.helpers.batch_minor_cases import case as _case
 from tests.helpers.batch_minor_cases import rel as _rel
 from tests.helpers.batch_minor_cases import small_chunks

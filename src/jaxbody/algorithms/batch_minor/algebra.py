@@ -17,21 +17,6 @@ import jax.numpy as jnp
 import numpy as np
 
 
-def materialize(x):
-    """``x`` (an array or a tuple of arrays) computed once into memory.
-
-    XLA:CPU fuses a producer into each consumer that reads it, recomputing it per element read:
-    a sine read by the nine entries of a rotation is evaluated nine times (measured: 3.4x the
-    time of the whole joint stage). Neither `jax.lax.optimization_barrier` nor a
-    `reduce_precision` to the dtype's own precision stops that on jaxlib 0.10 (both are removed
-    or fused through: measured, the nine-fold sine came back). A reduction is never fused into
-    its consumers, so ``x`` goes through a sum over a two-entry axis, ``x`` and zeros: exact
-    (x + 0 = x, up to the sign of a zero), one read and one write."""
-    def one(a):
-        return jnp.sum(jnp.stack([a, jnp.zeros_like(a)]), 0)
-    return tuple(one(a) for a in x) if isinstance(x, tuple) else one(x)
-
-
 def mm(A, B):
     """A B for (i, j, ...) and (j, k, ...) -> (i, k, ...)."""
     return _mm(A, B)

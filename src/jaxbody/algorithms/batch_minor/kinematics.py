@@ -26,7 +26,6 @@ from jaxbody.algorithms.batch_minor.algebra import (
     cross,
     dot,
     gather_sum,
-    materialize,
     mm,
     mv,
     skew,
@@ -43,6 +42,7 @@ from jaxbody.algorithms.batch_minor.welds import (
     welded_poses,
 )
 from jaxbody.joints.kinds import Revolute
+from jaxbody.math.fusion import materialize
 
 
 class BatchKinematics(NamedTuple):
