@@ -19,20 +19,12 @@ import numpy as np
 
 def mm(A, B):
     """A B for (i, j, ...) and (j, k, ...) -> (i, k, ...)."""
-    return _mm(A, B)
-
-
-def _mm(A, B):
     return jnp.stack([jnp.stack([sum(A[i, j] * B[j, k] for j in range(A.shape[1]))
                                  for k in range(B.shape[1])]) for i in range(A.shape[0])])
 
 
 def mv(A, x):
     """A x for (i, j, ...) and (j, ...) -> (i, ...)."""
-    return _mv(A, x)
-
-
-def _mv(A, x):
     return jnp.stack([sum(A[i, j] * x[j] for j in range(A.shape[1]))
                       for i in range(A.shape[0])])
 
@@ -89,7 +81,7 @@ def inertia_times(parts, x):
     [Ī w + k × u; w × k + m u]."""
     I, k, m = parts
     w, u = x[:3], x[3:]
-    return spatial(_mv(I, w) + cross(k, u), cross(w, k) + m * u)
+    return spatial(mv(I, w) + cross(k, u), cross(w, k) + m * u)
 
 
 _MAX_RUNS = 4  # a static index list of more contiguous runs than this is one gather

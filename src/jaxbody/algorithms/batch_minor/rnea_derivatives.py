@@ -2,11 +2,12 @@
 
 Same math (Carpentier & Mansard 2018, generalized to Drake's joints; see that module's
 docstring for the formulas and the dof relations P, case A, case B), on the level-ordered,
-batch-minor arrays of `kinematics.py`. The static 0/1 relation matrices become padded gathers
-(`algebra.gather_sum`), the subtree sums run level by level (`inverse_dynamics.subtree_sum`),
-composite inertias and Coriolis matrices keep only their non-zero structure (13 and 12 numbers
-instead of 36), and the (nv, nv) results are outer products of a few component rows written
-out over the batch, masked by the tree relations (case A, case B).
+batch-minor arrays of `kinematics.py`. The sums over the dof relations are tree recursions
+(the parent's twist, path sums) plus small gathers for the joints' own dof pairs, the subtree
+sums run level by level (`inverse_dynamics.subtree_sum`), composite inertias and Coriolis
+matrices keep only their non-zero structure (13 and 12 numbers instead of 36), and the (nv, nv)
+results are dot products of a few component rows computed only on the (k, j) pairs of case A
+and case B, then laid out densely by one gather.
 
 Welded bodies are folded into their moving representatives (`welds.py`): every quantity here
 (F_b, the composite inertias, the Coriolis matrices B_b, the applied-force matrices C_b) is
