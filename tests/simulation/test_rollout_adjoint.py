@@ -5,6 +5,7 @@ floating body with the quaternion projection under vmap of grad, and the exclusi
 (`test_rollout` checks the default, adjoint, gradients against finite differences.)"""
 
 import dataclasses
+import sys
 
 import jax
 import jax.numpy as jnp
@@ -14,8 +15,9 @@ import pytest
 import jaxbody as jb
 from jaxbody.simulation.rollout_adjoint import jax_supports_adjoint
 
-pytestmark = pytest.mark.skipif(not jax_supports_adjoint(),
-                                reason="the adjoint needs jax >= 0.10 (rollout refuses it below)")
+# the adjoint needs jax >= 0.10 (rollout refuses it below); the refusal test runs on any jax
+needs_adjoint = pytest.mark.skipif(not jax_supports_adjoint(),
+                                   reason="the adjoint needs jax >= 0.10")
 
 N = 12
 TOL = 1e-10
@@ -68,6 +70,7 @@ def _rel(a, b):
         a, b)
 
 
+@needs_adjoint
 @pytest.mark.parametrize("integrator", ["rk4", "semi_implicit_euler"])
 def test_adjoint_gradient_equals_plain_autodiff(pendulum, integrator):
     """RK4 (four stages) and semi-implicit Euler (two, the second read for q̇ only) cover
@@ -102,6 +105,7 @@ def tumbling_box():
     return plant, ctx
 
 
+@needs_adjoint
 def test_floating_body_quaternion_projection_under_vmap(tumbling_box):
     """The quaternion projection is part of the replayed step; gradients of a batch of
     initial velocities (vmap of grad) equal plain autodiff's, member by member."""
@@ -119,6 +123,7 @@ def test_floating_body_quaternion_projection_under_vmap(tumbling_box):
     assert float(jnp.max(jnp.abs(ga - gp)) / jnp.max(jnp.abs(gp))) < TOL
 
 
+@needs_adjoint
 def test_adjoint_and_checkpoint_are_exclusive(pendulum):
     plant, ctx, _, _ = pendulum
     with pytest.raises(ValueError, match="adjoint=True and checkpoint"):
@@ -132,8 +137,6 @@ def test_adjoint_and_checkpoint_are_exclusive(pendulum):
 
 def test_old_jax_refuses_the_adjoint_by_name(pendulum, monkeypatch):
     plant, ctx, _, _ = pendulum
-    import sys
-
     # the module (the package exports the function under the same name)
     monkeypatch.setattr(sys.modules["jaxbody.simulation.rollout"], "jax_supports_adjoint",
                         lambda: False)
