@@ -2,7 +2,8 @@
 
     python -m benchmarks.gpu [--scenes sphere1 spheres8 pile12 quadruped quadruped_falling]
         [--batches 16384 4096 1024] [--steps 100] [--dtype float64] [--repeats 3]
-        [--models quadruped humanoid] [--kernels aba crba] [--dyn-batches 4096 65536]
+        [--models quadruped humanoid] [--kernels rnea crba aba aba_jac]
+        [--dyn-batches 4096 65536] [--chunks 0 32 1024] [--sections dynamics contact]
         [--deadline-s 440] [--out PATH]
 
 Made for one run on a lent GPU machine with no network whose image lacks mujoco, mujoco-mjx,
@@ -24,7 +25,9 @@ env-steps/s, ``speedup_vs_mjx`` (jaxbody/mjx env-steps/s, > 1: jaxbody faster), 
 statistics (max iterations, every solve converged), whether every final state is finite, and
 env 0's final state against the first batch's (the same initial state).
 Dynamics (API-built `benchmarks.models`): ``jax.jit(jax.vmap(kernel))`` of
-`dynamics.jaxbody_kernels` at random states: samples/s and compile time, jaxbody only.
+`dynamics.jaxbody_kernels` at random states: samples/s and compile time, jaxbody only; with
+``--chunks``, once per batch-minor chunk size (`dispatch.CHUNKS` for the platform; 0: the whole
+batch, the GPU default), each row naming the chunk it ran. Sections run in the order given.
 
 Time limit: a row starts only if its estimate (the previous batch of the same case: compile, and
 runs scaled linearly with the batch; else the largest compile so far) ends before
@@ -59,6 +62,7 @@ from benchmarks import dynamics, models  # noqa: E402
 from benchmarks.contact_scenes import SCENES  # noqa: E402
 from benchmarks.forward_kinematics import default_machine_name, machine_info, measure  # noqa: E402
 from benchmarks.forward_kinematics import versions as base_versions  # noqa: E402
+from jaxbody.algorithms.batch_minor import dispatch  # noqa: E402
 
 T0 = time.perf_counter()  # the deadline counts from here (reset when main starts)
 DEFAULT_SCENES = ["sphere1", "spheres8", "pile12", "quadruped", "quadruped_falling"]
@@ -224,7 +228,8 @@ class SceneEngines:
 
 
 def run_contact(args, report, planner):
-    deadline = args.deadline_s - (args.dynamics_reserve_s if "dynamics" in args.sections else 0)
+    later = args.sections[args.sections.index("contact") + 1:]
+    deadline = args.deadline_s - (args.dynamics_reserve_s if "dynamics" in later else 0)
     engines = {}
     for batch in args.batches:
         for name in args.scenes:
@@ -269,30 +274,36 @@ def run_dynamics(args, report, planner):
     import jax.numpy as jnp
 
     dtype, built = getattr(jnp, args.dtype), {}
-    for kernel in args.kernels:
-        for i, name in enumerate(args.models):
-            if name not in built:
-                try:
-                    built[name], report.data["models"][name] = _model(name, i, args, dtype)
-                except Exception as e:  # noqa: BLE001
-                    built[name] = report.data["models"][name] = f"{type(e).__name__}: {e}"
-            for batch in args.dyn_batches:
-                base = {"section": "dynamics", "model": name, "engine": "jaxbody",
-                        "kernel": kernel, "batch": batch, "dtype": args.dtype}
-                if isinstance(built[name], str):
-                    report.add(dict(base, error=built[name]))
-                    continue
-                plant, ctx, arrays = built[name]
-                fn = jax.vmap(dynamics.jaxbody_kernels(plant)[kernel], in_axes=(None, 0, 0, 0))
-                case = ("dynamics", name, kernel)
-                repeats, why = planner.plan(case, batch, args.deadline_s)
-                if repeats is None:
-                    report.add(dict(base, skipped=why))
-                    continue
-                row = attempt(report, base, _kernel_row, fn, ctx,
-                              [jnp.asarray(a[:batch], dtype) for a in arrays], repeats, args)
-                if "error" not in row:
-                    planner.done(case, row, batch)
+    platform, default_chunk = jax.default_backend(), dispatch.CHUNKS.get(jax.default_backend())
+    for chunk in args.chunks or [default_chunk or 0]:
+        dispatch.set_chunk(platform, chunk)
+        for kernel in args.kernels:
+            for i, name in enumerate(args.models):
+                if name not in built:
+                    try:
+                        built[name], report.data["models"][name] = _model(name, i, args, dtype)
+                    except Exception as e:  # noqa: BLE001
+                        built[name] = report.data["models"][name] = f"{type(e).__name__}: {e}"
+                for batch in args.dyn_batches:
+                    base = {"section": "dynamics", "model": name, "engine": "jaxbody",
+                            "kernel": kernel, "batch": batch, "dtype": args.dtype,
+                            "batch_minor_chunk": dispatch.chunk_size() or batch}
+                    if isinstance(built[name], str):
+                        report.add(dict(base, error=built[name]))
+                        continue
+                    plant, ctx, arrays = built[name]
+                    fn = jax.vmap(dynamics.jaxbody_kernels(plant)[kernel],
+                                  in_axes=(None, 0, 0, 0))
+                    case = ("dynamics", name, kernel, chunk)
+                    repeats, why = planner.plan(case, batch, args.deadline_s)
+                    if repeats is None:
+                        report.add(dict(base, skipped=why))
+                        continue
+                    row = attempt(report, base, _kernel_row, fn, ctx,
+                                  [jnp.asarray(a[:batch], dtype) for a in arrays], repeats, args)
+                    if "error" not in row:
+                        planner.done(case, row, batch)
+    dispatch.set_chunk(platform, default_chunk)
 
 
 def _model(name, i, args, dtype):
@@ -346,6 +357,8 @@ def print_row(r):
     if "sap_max_iterations" in r:
         notes.append(f"SAP it<={r['sap_max_iterations']} "
                      f"{'converged' if r['sap_all_converged'] else 'NOT CONVERGED'}")
+    if "batch_minor_chunk" in r:
+        notes.append(f"chunk {r['batch_minor_chunk']}")
     if not r["all_finite"]:
         notes.append("NON-FINITE")
     print(f"{head} {r['compile_s']:7.2f}s {_fmt(r['run_median_s'])} {_fmt(r['run_min_s'])} "
@@ -368,9 +381,12 @@ def parse_args(argv):
                     help="jaxbody's SapSolverParameters.cg_forcing (as benchmarks/contact.py)")
     ap.add_argument("--models", nargs="+", default=["quadruped", "humanoid"],
                     choices=list(models.MODELS))
-    ap.add_argument("--kernels", nargs="+", default=["aba", "crba"],
+    ap.add_argument("--kernels", nargs="+", default=["rnea", "crba", "aba", "aba_jac"],
                     choices=list(dynamics.KERNELS))
     ap.add_argument("--dyn-batches", nargs="+", type=int, default=[4096, 65536])
+    ap.add_argument("--chunks", nargs="+", type=int,
+                    help="batch-minor chunk sizes to run the dynamics at (0: the whole batch; "
+                         "default: the platform's, `dispatch.CHUNKS`)")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--min-time", type=float, default=0.05,
                     help="dynamics: seconds per timing (back-to-back calls)")
@@ -421,10 +437,8 @@ def main(argv=None):
           f"deadline {args.deadline_s:.0f} s  [{elapsed():.0f} s]\n{HEADER}\n{'-' * len(HEADER)}",
           flush=True)
     planner = Planner(args)
-    if "contact" in args.sections:
-        run_contact(args, report, planner)
-    if "dynamics" in args.sections:
-        run_dynamics(args, report, planner)
+    for section in args.sections:
+        {"contact": run_contact, "dynamics": run_dynamics}[section](args, report, planner)
     report.write(complete=True)
     print(f"\nwrote {', '.join(map(str, paths))} [{elapsed():.0f} s]", flush=True)
     return report.data

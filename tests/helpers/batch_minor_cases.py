@@ -28,11 +28,9 @@ def rel(a, b):
 def small_chunks():
     """(A fixture body.) Chunks of 3 members, so that a batch of 8 runs three chunks, the last
     one padded; the dispatcher's compiled functions are rebuilt before and after."""
-    old, dispatch.CHUNK = dispatch.CHUNK, 3
-    dispatch._function.cache_clear()
+    old = dispatch.set_chunk(jax.default_backend(), 3)
     yield
-    dispatch.CHUNK = old
-    dispatch._function.cache_clear()
+    dispatch.set_chunk(jax.default_backend(), old)
 
 
 @functools.cache

@@ -5,8 +5,10 @@ take one sample (Drake's per-sample shapes) and return v̇ (nv,), τ (nv,), M (n
 (∂τ/∂q (nv, nq), ∂τ/∂v (nv, nv)). Called plainly they run the per-sample reference
 (`dynamics_kinematics` + `aba` / `rnea` / `crba` / `rnea_derivatives`). Under `jax.vmap` a
 `jax.custom_batching.custom_vmap` rule takes over: the batch is moved to the last axis
-(components first, see `algebra.py`), cut into chunks of `CHUNK` members that stay in cache and
-run one after the other (`lax.map`), and each chunk runs the batch-minor kernel. Unbatched
+(components first, see `algebra.py`) and, on a CPU, cut into chunks of `CHUNKS` ``["cpu"]``
+members that stay in cache and run one after the other (`lax.map`); each chunk runs the
+batch-minor kernel. On a GPU the whole batch is one chunk (a loop of small chunks would leave the
+device idle between them); `chunk_size` says which. Unbatched
 parameters are shared by all members, not copied. Derivatives come from a `jax.custom_jvp`
 around it whose rule differentiates the per-sample reference, so `jax.jvp`, `jax.grad` and
 their vmaps never differentiate the batched rule; nested `vmap`s run the rule at the innermost
@@ -32,8 +34,32 @@ from jaxbody.algorithms.batch_minor import rnea_derivatives as bm_rd
 from jaxbody.algorithms.dynamics_kinematics import dynamics_kinematics
 from jaxbody.algorithms.spatial import wrench_about_origin
 
-CHUNK = 32  # members per batch-minor chunk: one core, float64, measured best or tied for ABA, CRBA
-# and the RNEA derivatives on panda (ABA 3.5 against 6.1 µs per sample at 64), go1 and G1
+CHUNKS = {"cpu": 32}  # members per batch-minor chunk by platform (absent: the whole batch). CPU:
+# one core, float64, measured best or tied for ABA, CRBA and the RNEA derivatives on panda (ABA
+# 3.5 against 6.1 µs per sample at 64), go1 and G1
+
+
+def chunk_size():
+    """Members per chunk (None: the whole batch) on the platform being traced for: the default
+    device's (``jax.default_device``), else the default backend's."""
+    device = jax.config.jax_default_device
+    if isinstance(device, str):
+        platform = device
+    elif device is not None:
+        platform = device.platform
+    else:
+        platform = jax.default_backend()
+    return CHUNKS.get(platform)
+
+
+def set_chunk(platform, members):
+    """Sets the chunk on ``platform`` ("cpu", "gpu", ...) to ``members`` (0 or None: the whole
+    batch) for the functions traced from now on; returns the previous value."""
+    old = CHUNKS.pop(platform, None)
+    if members:
+        CHUNKS[platform] = int(members)
+    _function.cache_clear()
+    return old
 
 
 class _ParamView(NamedTuple):
@@ -124,16 +150,17 @@ def _from_batch_minor(out):
 
 def _chunked(kernel, args, batched, size):
     """``kernel`` on ``args`` (per-sample layout, batched ones with a leading axis of ``size``),
-    in chunks of `CHUNK`; returns (size, ...)."""
-    if size <= CHUNK:
+    in chunks of `chunk_size()` members; returns (size, ...)."""
+    chunk = chunk_size()
+    if chunk is None or size <= chunk:
         return _from_batch_minor(kernel(*[None if a is None else _to_batch_minor(a, b)
                                           for a, b in zip(args, batched)]))
-    chunks = -(-size // CHUNK)
-    padded = chunks * CHUNK
+    chunks = -(-size // chunk)
+    padded = chunks * chunk
 
     def split(a):
         a = jnp.concatenate([a, jnp.broadcast_to(a[:1], (padded - size,) + a.shape[1:])])
-        return a.reshape((chunks, CHUNK) + a.shape[1:])
+        return a.reshape((chunks, chunk) + a.shape[1:])
 
     stacked = [split(a) for a, b in zip(args, batched) if a is not None and b]
 
