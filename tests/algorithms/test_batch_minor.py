@@ -42,6 +42,24 @@ def test_vmap_takes_the_batch_minor_rule_and_matches(case):
     assert _rel(fn(c["Q"], c["V"], c["T"], c["F"]), c["expected"]) < TOL
 
 
+def test_whole_batch_layout_of_a_gpu_matches(drake_case):
+    """With no chunk for the platform (a GPU's default) the batch runs in one call, with no
+    loop, and equals the chunked run; the chunk is read per platform."""
+    c = drake_case
+    platform = jax.default_backend()
+    old = dispatch.set_chunk(platform, None)
+    try:
+        assert dispatch.chunk_size() is None
+        fn = jax.jit(jax.vmap(c["fast"]))
+        assert "while" not in fn.lower(c["Q"], c["V"], c["T"], c["F"]).as_text()
+        assert _rel(fn(c["Q"], c["V"], c["T"], c["F"]), c["expected"]) < TOL
+    finally:
+        dispatch.set_chunk(platform, old)
+    assert dispatch.chunk_size() == old == 3  # the module's small chunks again
+    with jax.default_device(jax.devices("cpu")[0]):
+        assert dispatch.chunk_size() == dispatch.CHUNKS["cpu"]
+
+
 def test_unbatched_call_is_the_reference(case):
     c = case
     args = (c["Q"][0], c["V"][0], c["T"][0], c["F"][0])
