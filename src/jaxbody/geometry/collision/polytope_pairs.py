@@ -12,14 +12,13 @@ positive side; depth = o(n̂) (negative: separated along n̂). Edge-edge axes ge
 (`EDGE_AXIS_BIAS`) so that face axes win ties.
 
 Large hulls (meshes): projecting every vertex on every edge cross product costs
-E_A·E_B·(V_A + V_B), 28 GB for a panda's self-collisions. Above `_ALL_EDGE_AXES_LIMIT` the
-edge-edge axes are instead the pairs whose arcs cross on the Gauss map, i.e. that build a face
-of the Minkowski difference [Gregorius, GDC 2013]; their overlap is read off the edges
-themselves (O(1) per pair). When the polytopes overlap, the penetration depth and normal are
-the same as with every axis (the least overlap lies on a Minkowski face); an edge-edge contact
-point is then exact: the closest points of the two supporting edges. The query refuses
-configurations whose total cost exceeds `query.MAX_POLYTOPE_WORK` (talos's or g1's mesh
-self-collisions) with the remedies.
+E_A·E_B·(V_A + V_B) (12 ms per pair of the panda's 152-vertex link hulls). Above
+`_ALL_EDGE_AXES_LIMIT` GJK and EPA (`hull_pair`) find the normal and depth instead, in
+O(V_A + V_B) per iteration: the same least-penetration normal and depth when the polytopes
+overlap (the direction of least overlap is normal to a face of the Minkowski difference, which
+EPA converges to), the exact distance and nearest points when they are apart, and an exact
+edge-edge point (two corners of EPA's face on A and two on B). The query refuses configurations
+whose total cost exceeds `query.MAX_POLYTOPE_WORK` with the remedies.
 
 Contact points (multi-point mode), all with the normal n̂_BA, where h_B = max_B n̂·w and
 l_A = min_A n̂·v are the support planes:
@@ -42,6 +41,7 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
+from jaxbody.geometry.collision import epa, gjk
 from jaxbody.geometry.collision._util import (
     BIG,
     ContactPoints,
@@ -50,6 +50,7 @@ from jaxbody.geometry.collision._util import (
     to_frame,
     to_world,
 )
+from jaxbody.geometry.collision.hull_pair import hull_pair
 
 EDGE_AXIS_BIAS = 1e-9  # m
 INSIDE_TOLERANCE = 1e-9  # m
@@ -99,74 +100,62 @@ def _edge_candidates_all(vA, mA, vB, mB, params_a, R_A, params_b, R_B):
     return N, jnp.minimum(o_pos, o_neg), cmask
 
 
-def _edge_candidates_gauss_map(vA, mA, vB, mB, params_a, X_WA, params_b, X_WB):
-    """The edge pairs that build a face of the Minkowski difference A − B (their arcs cross
-    on the Gauss map [Gregorius, "The Separating Axis Test between Convex Polyhedra", GDC
-    2013]): O(1) per pair instead of a projection of every vertex, so large hulls fit. For
-    such a pair the supports along n = ±(e_A × e_B), n pointing out of A, are the edges
-    themselves: overlap = n·(p_A − p_B), A on the side of −n."""
-    R_A, R_B = X_WA[0], X_WB[0]
-    eA, aA, bA = (params_a[k] @ R_A.T for k in ("gm_e", "gm_n1", "gm_n2"))
-    eB = params_b["gm_e"] @ R_B.T
-    cB, dB = -(params_b["gm_n1"] @ R_B.T), -(params_b["gm_n2"] @ R_B.T)  # normals of −B
-    pA, pB = to_world(X_WA, params_a["gm_p"]), to_world(X_WB, params_b["gm_p"])
-    cA = jnp.sum(jnp.where(mA[:, None], vA, 0.0), 0) / jnp.maximum(jnp.sum(mA), 1)
-    a, b, e1, p1 = aA[:, None], bA[:, None], eA[:, None], pA[:, None]
-    c, d, e2, p2 = cB[None], dB[None], eB[None], pB[None]
-    bxa, dxc = jnp.cross(b, a), jnp.cross(d, c)
-    cba, dba = jnp.sum(c * bxa, -1), jnp.sum(d * bxa, -1)
-    adc, bdc = jnp.sum(a * dxc, -1), jnp.sum(b * dxc, -1)
-    face = (cba * dba < 0) & (adc * bdc < 0) & (cba * bdc > 0)
-    n = jnp.cross(e1, e2)
-    n2 = jnp.sum(n * n, -1)
-    ok = face & (n2 > _MIN_CROSS_SQ * jnp.sum(e1 * e1, -1) * jnp.sum(e2 * e2, -1))
-    ok = ok & params_a["gm_mask"][:, None] & params_b["gm_mask"][None, :]
-    n = n / jnp.sqrt(jnp.where(ok, n2, 1.0))[..., None]
-    n = jnp.where((jnp.sum(n * (p1 - cA), -1) < 0)[..., None], -n, n)
-    overlap = jnp.sum(n * (p1 - p2), -1)
-    return (-n).reshape(-1, 3), overlap.reshape(-1), ok.reshape(-1)
-
-
-def _closest_points_of_lines(p1, d1, p2, d2):
-    """The closest points of the lines p1 + s·d1 and p2 + t·d2 (not parallel)."""
-    r = p1 - p2
-    a, b, c = d1 @ d1, d1 @ d2, d2 @ d2
-    d, e = d1 @ r, d2 @ r
-    den = a * c - b * b
-    den = jnp.where(den > 0, den, 1.0)
-    s, t = (b * e - c * d) / den, (a * e - b * d) / den
-    return p1 + s * d1, p2 + t * d2
-
-
-# Above this many projections (edge pairs × vertices) per polytope pair the edge-edge axes are
-# pruned on the Gauss map (`_edge_candidates_gauss_map`); below, all cross products are tested.
+# Above this many projections (edge pairs × vertices) per polytope pair GJK/EPA (`hull_pair`)
+# finds the normal and depth; below, the separating-axis test with every edge cross product.
 _ALL_EDGE_AXES_LIMIT = 20_000
+
+
+def _large(params_a, params_b) -> bool:
+    """Whether the pair's hulls are too large for every edge cross product: GJK/EPA
+    (`hull_pair`) then finds the normal and depth."""
+    work = (params_a["edges"].shape[-2] * params_b["edges"].shape[-2]
+            * (params_a["vertices"].shape[-2] + params_b["vertices"].shape[-2]))
+    return work > _ALL_EDGE_AXES_LIMIT
 
 
 def work_estimate(params_a, params_b) -> int:
     """Rough operations of one evaluation of a pair of these (padded) polytope tables: face
-    axes × vertices, and edge pairs × vertices (small polytopes) or edge pairs (Gauss map)."""
-    V = params_a["vertices"].shape[-2] + params_b["vertices"].shape[-2]
-    faces = (params_a["axes"].shape[-2] + params_b["axes"].shape[-2]) * V
-    edges = params_a["edges"].shape[-2] * params_b["edges"].shape[-2] * V
-    if edges > _ALL_EDGE_AXES_LIMIT and "gm_e" in params_a and "gm_e" in params_b:
-        edges = 20 * params_a["gm_e"].shape[-2] * params_b["gm_e"].shape[-2]
+    axes × vertices and edge pairs × vertices (small polytopes), or GJK/EPA's iterations ×
+    vertices and the vertex-inside tests (large hulls)."""
+    VA, VB = params_a["vertices"].shape[-2], params_b["vertices"].shape[-2]
+    if _large(params_a, params_b):
+        inside = VA * params_b["planes"].shape[-2] + VB * params_a["planes"].shape[-2]
+        return 3 * ((gjk.MAX_ITERATIONS + epa.MAX_ITERATIONS) * (VA + VB) + inside)
+    faces = (params_a["axes"].shape[-2] + params_b["axes"].shape[-2]) * (VA + VB)
+    edges = params_a["edges"].shape[-2] * params_b["edges"].shape[-2] * (VA + VB)
     return 3 * (faces + edges)
+
+
+def _hull_points(params_a, X_WA, params_b, X_WB, single):
+    """Large hulls: the GJK/EPA point (`hull_pair`), and in multi-point mode the vertices of
+    each inside the other along its normal; the GJK/EPA point stays valid there only for an
+    edge-edge contact (two corners on A and two on B: vertex contacts are the vertex points)."""
+    pt, feat = hull_pair(params_a, X_WA, params_b, X_WB, with_features=True)
+    if single:
+        return pt
+    n, phi = pt.nhat_BA_W[0], pt.phi[0]
+    vA, mA = to_world(X_WA, params_a["vertices"]), params_a["vertex_mask"]
+    vB, mB = to_world(X_WB, params_b["vertices"]), params_b["vertex_mask"]
+    h_B = pt.p_WCb[0] @ n  # B's support plane along n (the EPA face lies on it)
+    l_A = pt.p_WCa[0] @ n
+    phiA = vA @ n - h_B
+    ptsA = ContactPoints(phiA, vA, vA - phiA[:, None] * n, jnp.broadcast_to(n, vA.shape),
+                         mA & _inside(params_b, X_WB, vA))
+    phiB = l_A - vB @ n
+    ptsB = ContactPoints(phiB, vB + phiB[:, None] * n, vB, jnp.broadcast_to(n, vB.shape),
+                         mB & _inside(params_a, X_WA, vB))
+    edge_edge = (feat.corners_a == 2) & (feat.corners_b == 2) & (phi < 0)
+    return stack(ptsA, ptsB, pt._replace(valid=edge_edge[None]))
 
 
 def polytope_polytope(params_a, X_WA, params_b, X_WB, single=False) -> ContactPoints:
     """Polytope A against polytope B (see the module docstring)."""
+    if _large(params_a, params_b):
+        return _hull_points(params_a, X_WA, params_b, X_WB, single)
     vA, mA = to_world(X_WA, params_a["vertices"]), params_a["vertex_mask"]
     vB, mB = to_world(X_WB, params_b["vertices"]), params_b["vertex_mask"]
     Nf, of, mf, kf = _face_candidates(vA, mA, vB, mB, params_a, X_WA[0], params_b, X_WB[0])
-    work = (params_a["edges"].shape[0] * params_b["edges"].shape[0]
-            * (vA.shape[0] + vB.shape[0]))
-    gauss_map = not (work <= _ALL_EDGE_AXES_LIMIT or "gm_e" not in params_a
-                     or "gm_e" not in params_b)
-    if gauss_map:
-        Ne, oe, me = _edge_candidates_gauss_map(vA, mA, vB, mB, params_a, X_WA, params_b, X_WB)
-    else:
-        Ne, oe, me = _edge_candidates_all(vA, mA, vB, mB, params_a, X_WA[0], params_b, X_WB[0])
+    Ne, oe, me = _edge_candidates_all(vA, mA, vB, mB, params_a, X_WA[0], params_b, X_WB[0])
     N = jnp.concatenate([Nf, Ne], 0)
     overlap = jnp.concatenate([of, oe])
     umask = jnp.concatenate([mf, me])
@@ -186,14 +175,6 @@ def polytope_polytope(params_a, X_WA, params_b, X_WB, single=False) -> ContactPo
                       jnp.where(kind[j] == 0, vB[iB] + phi_sat * n, mid - (mid @ n - l_A) * n))
     sat_b = jnp.where(kind[j] == 1, vA[iA] - phi_sat * n,
                       jnp.where(kind[j] == 0, vB[iB], mid - (mid @ n - h_B) * n))
-    if gauss_map:  # the supporting edges are known: their closest points, exactly
-        e = jnp.maximum(j - Nf.shape[0], 0)
-        hb = params_b["gm_e"].shape[0]
-        ca, cb = _closest_points_of_lines(
-            to_world(X_WA, params_a["gm_p"][e // hb]), X_WA[0] @ params_a["gm_e"][e // hb],
-            to_world(X_WB, params_b["gm_p"][e % hb]), X_WB[0] @ params_b["gm_e"][e % hb])
-        sat_a = jnp.where(kind[j] == 2, ca, sat_a)
-        sat_b = jnp.where(kind[j] == 2, cb, sat_b)
     sat = ContactPoints(phi_sat[None], sat_a[None], sat_b[None], n[None],
                         jnp.asarray([True]) if single else (kind[j] == 2)[None])
     if single:

@@ -10,11 +10,7 @@ polytope-polytope pairs) carry:
 - ``planes`` (F, 4), ``plane_mask``: face half spaces ``n·x <= d`` as rows (n, d), unit n;
 - ``axes`` (NA, 3), ``axes_mask``: distinct face-normal directions (up to sign), for SAT;
 - ``edges`` (E, 3), ``edges_mask``: distinct hull-edge directions (up to sign), for SAT;
-- ``tri`` (T, 3, 3), ``tri_mask``: hull triangles (Convex only; point queries);
-- ``gm_p``, ``gm_e``, ``gm_n1``, ``gm_n2`` (H, 3), ``gm_mask``: every hull edge (between faces
-  of different planes) as a point on it, its direction and the outward normals of its two
-  faces: the edge's arc on the Gauss map, for the pruned edge-edge SAT of large hulls
-  (`polytope_pairs`).
+- ``tri`` (T, 3, 3), ``tri_mask``: hull triangles (Convex only; point queries).
 """
 
 from __future__ import annotations
@@ -31,7 +27,7 @@ KINDS = ("Sphere", "HalfSpace", "Box", "Capsule", "Cylinder", "Ellipsoid", "Conv
 CYLINDER_PRISM_SIDES = 16
 _DIRECTION_DECIMALS = 9
 _MASKS = {"vertices": "vertex_mask", "planes": "plane_mask", "axes": "axes_mask",
-          "edges": "edges_mask", "tri": "tri_mask", "gm_e": "gm_mask"}
+          "edges": "edges_mask", "tri": "tri_mask"}
 
 _KIND_OF = {Sphere: "Sphere", HalfSpace: "HalfSpace", Box: "Box", Capsule: "Capsule",
             Cylinder: "Cylinder", Ellipsoid: "Ellipsoid", Convex: "Convex", Mesh: "Convex"}
@@ -77,12 +73,8 @@ def polytope_data(points, with_triangles=True) -> dict:
     real = [((i, j), fs) for (i, j), fs in faces_of_edge.items()
             if len({int(plane_of_face[f]) for f in fs}) > 1]
     edges = np.asarray([V[j] - V[i] for (i, j), _ in real]).reshape(-1, 3)
-    n1 = np.asarray([normals[fs[0]] for _, fs in real]).reshape(-1, 3)
-    n2 = np.asarray([normals[fs[-1]] for _, fs in real]).reshape(-1, 3)
     out = {"vertices": V, "planes": planes, "axes": _unique_directions(planes[:, :3]),
-           "edges": _unique_directions(edges),
-           "gm_p": np.asarray([V[i] for (i, _), _ in real]).reshape(-1, 3), "gm_e": edges,
-           "gm_n1": n1, "gm_n2": n2}
+           "edges": _unique_directions(edges)}
     if with_triangles:
         out["tri"] = V[F]
     for name, mask in _MASKS.items():
@@ -95,11 +87,9 @@ def _box_polytope(h):
     V = np.array(list(itertools.product(*[(-x, x) for x in h])), float)
     E = np.eye(3)
     planes = np.r_[np.c_[E, h], np.c_[-E, h]]
-    hull = polytope_data(V, with_triangles=False)
-    gm = {k: hull[k] for k in ("gm_p", "gm_e", "gm_n1", "gm_n2", "gm_mask")}
     return {"vertices": V, "vertex_mask": np.ones(8, bool), "planes": planes,
             "plane_mask": np.ones(6, bool), "axes": E, "axes_mask": np.ones(3, bool),
-            "edges": E, "edges_mask": np.ones(3, bool), **gm}
+            "edges": E, "edges_mask": np.ones(3, bool)}
 
 
 def _prism_points(r, h, sides=CYLINDER_PRISM_SIDES):
