@@ -53,6 +53,10 @@ def _face(P, a, b, c):
     return n, jnp.where(ok, jnp.sum(n * P[a], -1), BIG)
 
 
+def _running_count(mask):
+    return jax.lax.associative_scan(jnp.add, mask.astype(jnp.int32))
+
+
 def complete_tetrahedron(W, ia, ib, mask, vA, mA, vB, mB):
     """Fills the free slots of a simplex whose convex hull holds the origin (at most 4 live)
     with support points off its affine hull, so that it spans a tetrahedron; returns the four
@@ -109,14 +113,20 @@ def epa(W, ia, ib, vA, mA, vB, mB, skip=False, max_iterations=MAX_ITERATIONS) ->
         done = fn[f] @ w - fd[f] <= TOLERANCE
         k = it + 4
         P2, IA2, IB2 = P.at[k].set(w), IA.at[k].set(a), IB.at[k].set(b)
-        sees = live & (jnp.sum(fn * (w - P[F[:, 0]]), -1) > _SEES)
+        sees = live & (fn @ w - fd > _SEES)  # n·(w − a) = n·w − d
         sees = sees.at[f].set(True)
         horizon = (sees[:, None] & ~sees[A]).reshape(-1)  # (3 nf,) edges (face, e)
         ea, eb = F.reshape(-1), jnp.roll(F, -1, axis=1).reshape(-1)
         other = A.reshape(-1)  # the unseen face across each horizon edge
         live2 = live & ~sees
-        free = jnp.nonzero(~live2, size=horizon.shape[0], fill_value=nf)[0]
-        slot = jnp.where(horizon, free[jnp.cumsum(horizon) - 1], nf).astype(jnp.int32)
+        # the r-th horizon edge takes the r-th free slot (ranks by a log-depth scan: XLA:CPU's
+        # cumsum and nonzero are several times slower under vmap)
+        rank = _running_count(horizon) - 1
+        free = ~live2
+        slot_of_rank = jnp.full(horizon.shape, nf, jnp.int32).at[
+            jnp.where(free, _running_count(free) - 1, horizon.shape[0])].set(
+            jnp.arange(nf, dtype=jnp.int32), mode="drop")
+        slot = jnp.where(horizon, slot_of_rank[jnp.maximum(rank, 0)], nf)
         # a new face (a, b, k) per horizon edge a -> b; across b -> k lies the new face of the
         # horizon edge that starts at b, across k -> a the one that ends at a
         starts = jnp.full(nv, nf, jnp.int32).at[jnp.where(horizon, ea, nv)].set(slot, mode="drop")
@@ -129,9 +139,8 @@ def epa(W, ia, ib, vA, mA, vB, mB, skip=False, max_iterations=MAX_ITERATIONS) ->
         A2 = A2.at[slot].set(new_adj, mode="drop")
         F2 = F.at[slot].set(new, mode="drop")
         live2 = live2.at[slot].set(True, mode="drop")
-        n2, d2 = _face(P2, new[:, 0], new[:, 1], new[:, 2])
-        fn2 = fn.at[slot].set(n2, mode="drop")
-        fd2 = jnp.where(live2, fd.at[slot].set(d2, mode="drop"), BIG)
+        fn2, fd2 = _face(P2, F2[:, 0], F2[:, 1], F2[:, 2])  # every slot: fewer than the edges
+        fd2 = jnp.where(live2, fd2, BIG)
         keep = lambda x, y: jnp.where(done, y, x)  # noqa: E731
         return (keep(P2, P), keep(IA2, IA), keep(IB2, IB), keep(F2, F), keep(A2, A),
                 keep(live2, live), keep(fn2, fn), keep(fd2, fd), done, it + 1)

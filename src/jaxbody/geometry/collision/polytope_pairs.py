@@ -113,13 +113,14 @@ def _large(params_a, params_b) -> bool:
     return work > _ALL_EDGE_AXES_LIMIT
 
 
-def work_estimate(params_a, params_b) -> int:
+def work_estimate(params_a, params_b, single=False) -> int:
     """Rough operations of one evaluation of a pair of these (padded) polytope tables: face
     axes × vertices and edge pairs × vertices (small polytopes), or GJK/EPA's iterations ×
-    vertices and the vertex-inside tests (large hulls)."""
+    vertices and, in multi-point mode, the vertex-inside tests (large hulls)."""
     VA, VB = params_a["vertices"].shape[-2], params_b["vertices"].shape[-2]
     if _large(params_a, params_b):
-        inside = VA * params_b["planes"].shape[-2] + VB * params_a["planes"].shape[-2]
+        inside = 0 if single else (VA * params_b["planes"].shape[-2]
+                                   + VB * params_a["planes"].shape[-2])
         return 3 * ((gjk.MAX_ITERATIONS + epa.MAX_ITERATIONS) * (VA + VB) + inside)
     faces = (params_a["axes"].shape[-2] + params_b["axes"].shape[-2]) * (VA + VB)
     edges = params_a["edges"].shape[-2] * params_b["edges"].shape[-2] * (VA + VB)

@@ -223,7 +223,7 @@ def build_contact_query(geometries, pair_a, pair_b, options) -> ContactQuery:
         groups.append(PairGroup((ka, kb), pairs, ga, gb, swapped, pa, pb, bound(ga), bound(gb),
                                 int(K), m))
         if "vertices" in pa and "vertices" in pb:
-            work += m * polytope_work(pa, pb)
+            work += m * polytope_work(pa, pb, options.single_point)
             sizes = [len(encoded[int(a)]["vertices"]) + len(encoded[int(b)]["vertices"])
                      for a, b in zip(ga, gb)]
             k = int(np.argmax(sizes))
@@ -238,7 +238,8 @@ def build_contact_query(geometries, pair_a, pair_b, options) -> ContactQuery:
             f"{_describe(geometries[biggest[2]])}, {biggest[0]} hull vertices together); "
             f"the limit is {MAX_POLYTOPE_WORK:.0e}. Exclude self-collisions between large meshes "
             "(collision filter groups, ExcludeCollisionGeometriesWithCollisionFilterGroupPair), "
-            "give those links simpler collision shapes, lower "
+            "give those links simpler collision shapes, take Drake's one point per pair "
+            "(ContactQueryOptions(single_point=True): no vertex-inside tests), lower "
             "ContactQueryOptions.max_pairs_per_group, or, for pure dynamics, "
             "plant.set_contact_enabled(False) before Finalize")
     ids = np.array([int(g.geometry_id()) for g in geometries], np.int64)
