@@ -277,3 +277,60 @@ def test_gradients_follow_the_implicit_solution(panda_hulls):
         hull_pair(box, (jnp.eye(3), jnp.asarray([0.0, 0.0, 0.199])), box,
                   (jnp.eye(3), jnp.zeros(3))).p_WCa)), abs=1e-12)
     assert np.isfinite(np.asarray(jax.grad(g)(0.199))).all()
+
+
+def test_hull_pairs_are_capped_with_the_overflow_flagged(panda_hulls):
+    """Groups of large hulls evaluate at most ``max_hull_pairs_per_group`` pairs, the closest
+    by bounding spheres: three overlapping link hulls (3 pairs) under a cap of 2 flag the
+    overflow; apart, the cap drops nothing that touches; uncapped, all 3 pairs are found."""
+    import jaxbody as jb
+    from jaxbody.geometry.collision import ContactQueryOptions
+
+    def plant_of(cap, spacing):
+        plant = jb.MultibodyPlant(0.0)
+        plant.set_contact_query_options(ContactQueryOptions(single_point=True,
+                                                            max_hull_pairs_per_group=cap))
+        for name in PANDA_LINKS:
+            body = plant.AddRigidBody(name, jb.SpatialInertia.SolidSphereWithMass(1.0, 0.1))
+            plant.RegisterCollisionGeometry(body, jb.RigidTransform(),
+                                            jb.Convex(str(panda_hulls[name][0])), name,
+                                            jb.CoulombFriction(0.5, 0.5))
+        plant.Finalize()
+        ctx = plant.CreateDefaultContext()
+        for i, name in enumerate(PANDA_LINKS):
+            ctx = plant.SetFreeBodyPose(ctx, plant.GetBodyByName(name),
+                                        jb.RigidTransform([spacing * i, 0.0, 0.0]))
+        return plant, ctx
+
+    plant, ctx = plant_of(2, 0.02)
+    pc = plant.CalcPointContacts(ctx)
+    assert pc.phi.shape == (2,) and bool(pc.overflow)
+    plant, ctx = plant_of(2, 1.0)
+    assert not bool(plant.CalcPointContacts(ctx).overflow)
+    plant, ctx = plant_of(None, 0.02)
+    pc = plant.CalcPointContacts(ctx)
+    assert pc.phi.shape == (3,) and not bool(pc.overflow) and bool(np.all(pc.phi < 0))
+
+
+def test_point_outside_a_large_hull_by_gjk_equals_the_triangle_scan(panda_hulls, monkeypatch):
+    """A sphere against a hull above `GJK_MIN_VERTICES` vertices: GJK's nearest point equals
+    the scan over every hull triangle (1e-12) at random outside and inside centres, and the
+    gradient w.r.t. the centre equals central differences."""
+    from jax.test_util import check_grads
+
+    from jaxbody.geometry.collision import convex_point as cp
+
+    params = panda_hulls["link3"][1]
+    rng = np.random.default_rng(4)
+    centre = np.asarray(params["vertices"]).mean(0)
+    points = jnp.asarray(centre + rng.normal(size=(24, 3)) * 0.06)
+    by_gjk = jax.jit(jax.vmap(lambda x: cp.convex_point(params, x)))(points)
+    monkeypatch.setattr(cp, "GJK_MIN_VERTICES", 10**9)
+    by_scan = jax.jit(jax.vmap(lambda x: cp.convex_point(params, x)))(points)
+    for a, b in zip(by_gjk, by_scan):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), atol=1e-12)
+    assert 4 <= int((np.asarray(by_gjk[0]) > 0).sum()) <= 20  # both cases are exercised
+    monkeypatch.undo()
+    x = points[int(np.argmax(np.asarray(by_gjk[0])))]
+    check_grads(lambda x: cp.convex_point(params, x)[0], (x,), order=1, modes=("fwd", "rev"),
+                eps=1e-6, atol=1e-6, rtol=1e-6)

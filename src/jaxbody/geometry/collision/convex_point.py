@@ -6,16 +6,23 @@ The polytope is stored (see `shape_data.polytope_data`) both as half spaces ``n_
 - Inside (max_f n_f·Q - d_f <= 0): φ = max_f (n_f·Q - d_f), N = Q - φ n_f*, ∇φ = n_f*, the
   nearest face plane f*.
 - Outside: N = the nearest of the closest points on every hull triangle [Ericson, "Real-Time
-  Collision Detection", 2005, §5.1.5], φ = ‖Q - N‖, ∇φ = (Q - N)/φ.
+  Collision Detection", 2005, §5.1.5], φ = ‖Q - N‖, ∇φ = (Q - N)/φ; above `GJK_MIN_VERTICES`
+  hull vertices N comes from GJK (`gjk.py`: O(V) per iteration instead of O(triangles) work
+  per triangle), its barycentric weights recomputed at Q so that gradients follow the nearest
+  feature.
 
 Every division is guarded so that gradients are finite in every Voronoi region.
 """
 
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
 
 from jaxbody.geometry.collision._util import BIG, safe_normalize
+from jaxbody.geometry.collision.gjk import gjk, nearest_in_simplex
+
+GJK_MIN_VERTICES = 64
 
 
 def _div(num, den):
@@ -60,10 +67,17 @@ def convex_point(params, p):
     f = jnp.argmax(s)
     phi_in = s[f]
     inside = phi_in <= 0
-    # Outside: the nearest hull triangle.
-    c = closest_point_on_triangles(p, params["tri"])
-    dist2 = jnp.where(params["tri_mask"], jnp.sum((p - c) ** 2, -1), BIG)
-    k = jnp.argmin(dist2)
-    g_out, d_out = safe_normalize(p - c[k], n[f])
-    return (jnp.where(inside, phi_in, d_out), jnp.where(inside, p - phi_in * n[f], c[k]),
+    if params["vertices"].shape[-2] > GJK_MIN_VERTICES:  # outside: GJK on the hull's vertices
+        V, vmask = params["vertices"], params["vertex_mask"]
+        point, one = p[None], jnp.ones(1, bool)
+        g = gjk(V, vmask, jax.lax.stop_gradient(point), one,
+                jax.lax.stop_gradient(V[jnp.argmax(vmask)] - p))
+        _, lam = nearest_in_simplex(V[g.ia] - p, g.mask)
+        near = lam @ V[g.ia]
+    else:  # outside: the nearest hull triangle
+        c = closest_point_on_triangles(p, params["tri"])
+        dist2 = jnp.where(params["tri_mask"], jnp.sum((p - c) ** 2, -1), BIG)
+        near = c[jnp.argmin(dist2)]
+    g_out, d_out = safe_normalize(p - near, n[f])
+    return (jnp.where(inside, phi_in, d_out), jnp.where(inside, p - phi_in * n[f], near),
             jnp.where(inside, n[f], g_out))

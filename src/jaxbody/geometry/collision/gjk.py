@@ -106,6 +106,7 @@ def nearest_in_simplex(W, mask):
 def gjk(vA, mA, vB, mB, d0, max_iterations=MAX_ITERATIONS) -> GjkResult:
     """GJK on polytopes A and B (vertices in one frame, see `support`), starting along ``d0``
     (e.g. the difference of their centres)."""
+    vA, vB = jnp.asarray(vA), jnp.asarray(vB)
     w0, ia0, ib0 = support(vA, mA, vB, mB, d0)
     z = jnp.zeros(4, jnp.int32)
     W0 = jnp.zeros((4, 3), vA.dtype).at[0].set(w0)

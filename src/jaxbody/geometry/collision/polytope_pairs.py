@@ -105,7 +105,7 @@ def _edge_candidates_all(vA, mA, vB, mB, params_a, R_A, params_b, R_B):
 _ALL_EDGE_AXES_LIMIT = 20_000
 
 
-def _large(params_a, params_b) -> bool:
+def uses_gjk_epa(params_a, params_b) -> bool:
     """Whether the pair's hulls are too large for every edge cross product: GJK/EPA
     (`hull_pair`) then finds the normal and depth."""
     work = (params_a["edges"].shape[-2] * params_b["edges"].shape[-2]
@@ -118,7 +118,7 @@ def work_estimate(params_a, params_b, single=False) -> int:
     axes × vertices and edge pairs × vertices (small polytopes), or GJK/EPA's iterations ×
     vertices and, in multi-point mode, the vertex-inside tests (large hulls)."""
     VA, VB = params_a["vertices"].shape[-2], params_b["vertices"].shape[-2]
-    if _large(params_a, params_b):
+    if uses_gjk_epa(params_a, params_b):
         inside = 0 if single else (VA * params_b["planes"].shape[-2]
                                    + VB * params_a["planes"].shape[-2])
         return 3 * ((gjk.MAX_ITERATIONS + epa.MAX_ITERATIONS) * (VA + VB) + inside)
@@ -151,7 +151,7 @@ def _hull_points(params_a, X_WA, params_b, X_WB, single):
 
 def polytope_polytope(params_a, X_WA, params_b, X_WB, single=False) -> ContactPoints:
     """Polytope A against polytope B (see the module docstring)."""
-    if _large(params_a, params_b):
+    if uses_gjk_epa(params_a, params_b):
         return _hull_points(params_a, X_WA, params_b, X_WB, single)
     vA, mA = to_world(X_WA, params_a["vertices"]), params_a["vertex_mask"]
     vB, mB = to_world(X_WB, params_b["vertices"]), params_b["vertex_mask"]

@@ -28,7 +28,9 @@ import numpy as np
 
 from jaxbody.geometry.collision._util import ContactPoints, deepest_k, swap
 from jaxbody.geometry.collision.contact_properties import combine_contact_parameters
+from jaxbody.geometry.collision.convex_point import GJK_MIN_VERTICES
 from jaxbody.geometry.collision.kernels import canonical, get_kernel, is_supported
+from jaxbody.geometry.collision.polytope_pairs import uses_gjk_epa
 from jaxbody.geometry.collision.polytope_pairs import work_estimate as polytope_work
 from jaxbody.geometry.collision.shape_data import (
     bounding_sphere,
@@ -53,6 +55,12 @@ class ContactQueryOptions:
             manifolds (box faces, capsule and cylinder ends, polytope vertices).
         max_pairs_per_group: evaluate at most this many candidate pairs per kind-pair group,
             the closest by bounding spheres (None: no cap).
+        max_hull_pairs_per_group: the same cap for groups with large convex hulls (mesh
+            collision geometry: hull pairs that run GJK/EPA, spheres, capsules and cylinders
+            against hulls): a robot's self-collision pairs are many, few touch at once, and
+            each costs O(hull vertices) per iteration. None: only
+            ``max_pairs_per_group``. A step where a dropped pair's bounding spheres touch is
+            flagged (``overflow``), never silent.
         max_points_per_pair: keep at most this many points of a pair, the deepest valid ones
             (``jax.lax.top_k``; matters for polytopes: a box-box pair has 17 candidates, a
             convex hull one per vertex). Ties are broken by vertex order, so a face with more
@@ -62,9 +70,10 @@ class ContactQueryOptions:
     single_point: bool = False
     max_pairs_per_group: int | None = 128
     max_points_per_pair: int | None = 16
+    max_hull_pairs_per_group: int | None = 16
 
     def __post_init__(self):
-        for name in ("max_pairs_per_group", "max_points_per_pair"):
+        for name in ("max_pairs_per_group", "max_points_per_pair", "max_hull_pairs_per_group"):
             m = getattr(self, name)
             if m is not None and (not isinstance(m, (int, np.integer)) or m < 1):
                 raise ValueError(f"ContactQueryOptions: {name} must be a positive int or "
@@ -213,6 +222,9 @@ def build_contact_query(geometries, pair_a, pair_b, options) -> ContactQuery:
         pb = stack_params([encoded[int(g)] for g in gb])
         n = len(pairs)
         m = n if cap is None else min(n, int(cap))
+        hull_cap = options.max_hull_pairs_per_group
+        if hull_cap is not None and _large_hull_group(ka, kb, pa, pb):
+            m = min(m, int(hull_cap))
         kernel = get_kernel(ka, kb)
         K = jax.eval_shape(lambda a, b, k=kernel: k(a, _eye(), b, _eye(), options.single_point),
                            _first(pa), _first(pb)).phi.shape[0]
@@ -263,6 +275,17 @@ def build_contact_query(geometries, pair_a, pair_b, options) -> ContactQuery:
     return ContactQuery(ids, body, R_BG, p_BG, np.asarray(pair_a, np.int64),
                         np.asarray(pair_b, np.int64), tuple(groups), options, int(num_points),
                         key=h.hexdigest(), **static)
+
+
+def _large_hull_group(ka, kb, pa, pb) -> bool:
+    """Whether a group's pairs cost O(large hull) each: two polytopes that take GJK/EPA, or a
+    sphere, capsule or cylinder against a convex hull above `GJK_MIN_VERTICES` vertices (a half
+    space against one is a cheap vertex pass)."""
+    if "vertices" in pa and "vertices" in pb and uses_gjk_epa(pa, pb):
+        return True
+    return ("HalfSpace" not in (ka, kb) and
+            any(k == "Convex" and p["vertices"].shape[-2] > GJK_MIN_VERTICES
+                for k, p in ((ka, pa), (kb, pb))))
 
 
 def _eye():
