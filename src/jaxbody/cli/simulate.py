@@ -266,7 +266,8 @@ def run(args, warn=None) -> list:
         if over.any():
             lines.append(f"  WARNING   a contact may be missing in {int(over.sum())}/{over.size} "
                          f"{'env-' if B > 1 else ''}steps: the collision query dropped candidate "
-                         "pairs whose bounding spheres touch (raise max_pairs_per_group)")
+                         "pairs whose bounding volumes touch (raise ContactQueryOptions."
+                         "max_pairs_per_group, or max_hull_pairs_per_group for mesh hulls)")
     if args.out:
         outputs.write_npz(args.out, plant, context, x0, cat, N, step, discrete)
         lines.append(f"  wrote {args.out}")

@@ -7,10 +7,12 @@ candidate pairs (`candidates.py`) grouped by their pair of shape kinds, each gro
 `calc_point_contacts` maps body poses and the per-geometry contact parameters (jax.Arrays from
 the Context) to P = Σ_groups m_g K_g point slots.
 
-Culling: a group of n pairs evaluates at most m = ``max_pairs_per_group`` of them. When n > m,
-a bounding-sphere distance (``‖c_A - c_B‖ - r_A - r_B``, or the height of B's sphere above a
-half space) is computed for all n, and ``jax.lax.top_k`` keeps the m closest; ``overflow`` is
-True when a dropped pair's bounding spheres touch (its contact may be missed: raise the cap).
+Culling: a group of n pairs evaluates at most m = ``max_pairs_per_group`` of them (or
+``max_hull_pairs_per_group`` for large hulls). When n > m, a lower bound on each pair's distance
+is computed for all n (the larger of the bounding spheres' gap ``‖c_A - c_B‖ - r_A - r_B`` and
+the largest gap between the geometries' oriented bounding boxes over the 15 separating axes; or
+the height of B's sphere above a half space), and ``jax.lax.top_k`` keeps the m closest; ``overflow`` is
+True when a dropped pair's bounding volumes touch (its contact may be missed: raise the cap).
 When n <= m every pair is evaluated and slot i always holds the same pair, so the static
 per-slot arrays `ContactQuery.body_a` etc. are available; with culling they are None and the
 per-slot indices in `PointContacts` (dynamic) must be used.
@@ -33,6 +35,7 @@ from jaxbody.geometry.collision.kernels import canonical, get_kernel, is_support
 from jaxbody.geometry.collision.polytope_pairs import uses_gjk_epa
 from jaxbody.geometry.collision.polytope_pairs import work_estimate as polytope_work
 from jaxbody.geometry.collision.shape_data import (
+    bounding_box_half,
     bounding_sphere,
     encode_shape,
     shape_kind,
@@ -59,7 +62,7 @@ class ContactQueryOptions:
             collision geometry: hull pairs that run GJK/EPA, spheres, capsules and cylinders
             against hulls): a robot's self-collision pairs are many, few touch at once, and
             each costs O(hull vertices) per iteration. None: only
-            ``max_pairs_per_group``. A step where a dropped pair's bounding spheres touch is
+            ``max_pairs_per_group``. A step where a dropped pair's bounding volumes touch is
             flagged (``overflow``), never silent.
         max_points_per_pair: keep at most this many points of a pair, the deepest valid ones
             (``jax.lax.top_k``; matters for polytopes: a box-box pair has 17 candidates, a
@@ -70,7 +73,7 @@ class ContactQueryOptions:
     single_point: bool = False
     max_pairs_per_group: int | None = 128
     max_points_per_pair: int | None = 16
-    max_hull_pairs_per_group: int | None = 16
+    max_hull_pairs_per_group: int | None = 48
 
     def __post_init__(self):
         for name in ("max_pairs_per_group", "max_points_per_pair", "max_hull_pairs_per_group"):
@@ -97,7 +100,7 @@ class PointContacts(NamedTuple):
         p_WCa: (P, 3) witness point on A; p_WCb: (P, 3) on B.
         body_a: (P,) BodyIndex of A's body; body_b: (P,) of B's (int32).
         geometry_a: (P,) GeometryId of A; geometry_b: (P,) of B (int32; A's id < B's id).
-        overflow: () bool, True when culling dropped a pair whose bounding spheres touch.
+        overflow: () bool, True when culling dropped a pair whose bounding volumes touch.
     """
 
     phi: jax.Array
@@ -133,7 +136,7 @@ class PairGroup:
     swapped: np.ndarray
     params_a: dict
     params_b: dict
-    bound_a: tuple  # (centers (n, 3) in G, radii (n,))
+    bound_a: tuple  # (centers (n, 3) in G, radii (n,), box half extents (n, 3) in G)
     bound_b: tuple
     points_per_pair: int
     evaluated: int  # m = min(n, cap)
@@ -209,7 +212,8 @@ def build_contact_query(geometries, pair_a, pair_b, options) -> ContactQuery:
     encoded, bounds = {}, {}
     for g in sorted({int(x) for x in np.r_[pair_a, pair_b]}):
         encoded[g] = encode_shape(geometries[g].shape())
-        bounds[g] = bounding_sphere(geometries[g].shape())
+        bounds[g] = (*bounding_sphere(geometries[g].shape()),
+                     bounding_box_half(geometries[g].shape()))
     cap = options.max_pairs_per_group
     groups, h = [], hashlib.sha256()
     work, biggest = 0, (0,)
@@ -231,7 +235,8 @@ def build_contact_query(geometries, pair_a, pair_b, options) -> ContactQuery:
         if options.max_points_per_pair is not None:
             K = min(K, int(options.max_points_per_pair))
         bound = lambda gs: (np.stack([bounds[int(g)][0] for g in gs]),  # noqa: E731
-                            np.array([bounds[int(g)][1] for g in gs]))
+                            np.array([bounds[int(g)][1] for g in gs]),
+                            np.stack([bounds[int(g)][2] for g in gs]))
         groups.append(PairGroup((ka, kb), pairs, ga, gb, swapped, pa, pb, bound(ga), bound(gb),
                                 int(K), m))
         if "vertices" in pa and "vertices" in pb:
@@ -298,7 +303,7 @@ def _first(params):
 
 def _bound_distance(group, X_a, X_b):
     """(n,) bounding-sphere distance of every pair of a group."""
-    (ca, ra), (cb, rb) = group.bound_a, group.bound_b
+    (ca, ra, ha), (cb, rb, hb) = group.bound_a, group.bound_b
     c_a = jnp.einsum("nij,nj->ni", X_a[0], ca) + X_a[1]
     c_b = jnp.einsum("nij,nj->ni", X_b[0], cb) + X_b[1]
     if group.kinds[0] == "HalfSpace":
@@ -306,7 +311,23 @@ def _bound_distance(group, X_a, X_b):
     if group.kinds[1] == "HalfSpace":
         return jnp.sum((c_a - X_b[1]) * X_b[0][:, :, 2], -1) - ra
     gap = c_a - c_b
-    return jnp.sqrt(jnp.sum(gap * gap, -1) + 1e-300) - ra - rb
+    spheres = jnp.sqrt(jnp.sum(gap * gap, -1) + 1e-300) - ra - rb
+    boxes = _box_gap(X_a[0], jnp.asarray(ha), X_b[0], jnp.asarray(hb), gap)
+    return jnp.maximum(spheres, boxes)  # both are lower bounds on the distance
+
+
+def _box_gap(R_a, ha, R_b, hb, gap):
+    """(n,) the largest gap between two oriented boxes (axes R's columns, half extents h,
+    centres ``gap`` apart) over the 15 separating axes: a lower bound on their distance."""
+    cross = jnp.cross(R_a[:, :, :, None], R_b[:, :, None, :], axis=1).reshape(-1, 3, 9)
+    U = jnp.concatenate([R_a, R_b, cross], -1)  # (n, 3, 15) axes as columns
+    norm = jnp.sqrt(jnp.sum(U * U, 1))
+    ok = norm > 1e-6
+    U = U / jnp.where(ok, norm, 1.0)[:, None]
+    reach = (jnp.einsum("nia,ni->na", jnp.abs(jnp.einsum("nij,nia->nja", R_a, U)), ha)
+             + jnp.einsum("nia,ni->na", jnp.abs(jnp.einsum("nij,nia->nja", R_b, U)), hb))
+    sep = jnp.abs(jnp.einsum("ni,nia->na", gap, U)) - reach
+    return jnp.max(jnp.where(ok, sep, -jnp.inf), -1)
 
 
 def _evaluate_group(query, group, R_WG, p_WG):

@@ -143,6 +143,25 @@ def bounding_sphere(shape):
     return c, float(np.linalg.norm(V - c, axis=1).max())
 
 
+def bounding_box_half(shape):
+    """Half extents (3,) of a box in G, centred at `bounding_sphere`'s centre, that contains
+    the shape (inf for a HalfSpace): tighter than the sphere for elongated links."""
+    kind = shape_kind(shape)
+    if kind == "Sphere":
+        return np.full(3, shape.radius())
+    if kind == "HalfSpace":
+        return np.full(3, np.inf)
+    if kind == "Box":
+        return 0.5 * np.asarray(shape.size(), float)
+    if kind in ("Capsule", "Cylinder"):
+        r = shape.radius()
+        return np.array([r, r, 0.5 * shape.length() + (r if kind == "Capsule" else 0.0)])
+    if kind == "Ellipsoid":
+        return np.array([shape.a(), shape.b(), shape.c()], float)
+    V, _ = shape.GetConvexHull()
+    return 0.5 * (V.max(0) - V.min(0))
+
+
 def stack_params(dicts) -> dict:
     """Stacks parameter dicts of one kind along a new leading axis, padding the variable-size
     tables (and their masks, with False) to the largest member."""
