@@ -159,8 +159,9 @@ def _poses(rng, count, spread):
              (random_rotation(rng), np.zeros(3))) for _ in range(count)]
 
 
-def _drake_query(path_a, path_b, XA, XB):
-    """pydrake's (point pair or None, signed-distance pair) of Convex A and B at poses."""
+def _drake_scene(path_a, path_b):
+    """A function of the poses (XA, XB) giving pydrake's (point pair or None, signed-distance
+    pair) of Convex A and B (one diagram, its context reposed)."""
     dg = pytest.importorskip("pydrake.geometry")
     import pydrake.math as dm
     import pydrake.multibody.plant as dp
@@ -175,16 +176,21 @@ def _drake_query(path_a, path_b, XA, XB):
                                                    f"g{i}", dp.CoulombFriction(0.5, 0.5)))
         bodies.append(b)
     plant.Finalize()
-    ctx = (diagram := builder.Build()).CreateDefaultContext()
-    pctx = plant.GetMyContextFromRoot(ctx)
-    for b, (R, p) in zip(bodies, (XA, XB)):
-        plant.SetFreeBodyPose(pctx, b, dm.RigidTransform(dm.RotationMatrix(R), p))
-    qo = sg.get_query_output_port().Eval(sg.GetMyContextFromRoot(ctx))
-    pairs = qo.ComputePointPairPenetration()
-    dist = qo.ComputeSignedDistancePairwiseClosestPoints()
-    flip = lambda pr: pr.id_A != ids[0]  # noqa: E731
-    del diagram
-    return ((pairs[0], flip(pairs[0])) if pairs else None), (dist[0], flip(dist[0]))
+    diagram = builder.Build()
+    ctx = diagram.CreateDefaultContext()
+    pctx, sctx = plant.GetMyContextFromRoot(ctx), sg.GetMyContextFromRoot(ctx)
+
+    def query(XA, XB):
+        for b, (R, p) in zip(bodies, (XA, XB)):
+            plant.SetFreeBodyPose(pctx, b, dm.RigidTransform(dm.RotationMatrix(R), p))
+        qo = sg.get_query_output_port().Eval(sctx)
+        pairs = qo.ComputePointPairPenetration()
+        dist = qo.ComputeSignedDistancePairwiseClosestPoints()
+        flip = lambda pr: pr.id_A != ids[0]  # noqa: E731
+        return ((pairs[0], flip(pairs[0])) if pairs else None), (dist[0], flip(dist[0]))
+
+    query.keep = diagram  # the diagram outlives the closure's use
+    return query
 
 
 @pytest.fixture(scope="module")
@@ -207,11 +213,12 @@ def test_equals_drake_on_the_pandas_link_hulls(panda_hulls, hull_fn, kernels):
     equal, deeper, apart = 0, 0, 0
     for (la, lb) in (("link1", "link3"), ("link3", "hand")):
         (pa_path, pa), (pb_path, pb) = panda_hulls[la], panda_hulls[lb]
-        for XA, XB in _poses(rng, 12, 0.04):
+        drake = _drake_scene(pa_path, pb_path)
+        for XA, XB in _poses(rng, 10, 0.04):
             XAj, XBj = tuple(map(jnp.asarray, XA)), tuple(map(jnp.asarray, XB))
             got, feat = hull_fn(pa, XAj, pb, XBj)
             assert bool(feat.converged)
-            pen, (sd, sd_flip) = _drake_query(pa_path, pb_path, XA, XB)
+            pen, (sd, sd_flip) = drake(XA, XB)
             phi = float(got.phi[0])
             if pen is None:
                 apart += 1
@@ -246,7 +253,7 @@ def test_equals_drake_on_the_pandas_link_hulls(panda_hulls, hull_fn, kernels):
     assert equal >= 4 and apart >= 2, (equal, deeper, apart)
 
 
-def test_gradients_follow_the_implicit_solution(panda_hulls):
+def test_gradients_follow_the_implicit_solution():
     """∂(φ, witness points)/∂(pose of A) equal central differences (forward and reverse
     mode), at an overlapping and at a separated pose; finite at a face-on-face contact."""
     from jax.test_util import check_grads
@@ -254,14 +261,17 @@ def test_gradients_follow_the_implicit_solution(panda_hulls):
     from jaxbody.geometry.collision.hull_pair import hull_pair
     from tests.helpers.collision import rotvec_pose
 
-    pa, pb = panda_hulls["link1"][1], panda_hulls["hand"][1]
-    XB = (jnp.asarray(random_rotation(np.random.default_rng(2))), jnp.zeros(3))
+    rng = np.random.default_rng(2)
+    pa, pb = ({k: jnp.asarray(v) for k, v in polytope_data(rng.normal(size=(24, 3)) * 0.1).items()}
+              for _ in range(2))
+    XB = (jnp.asarray(random_rotation(rng)), jnp.zeros(3))
 
+    @jax.jit
     def f(x):
         c = hull_pair(pa, rotvec_pose(x), pb, XB)
         return jnp.concatenate([c.phi, c.p_WCa[0], c.p_WCb[0], c.nhat_BA_W[0]])
 
-    for p in ((0.01, 0.02, 0.0), (0.3, 0.0, 0.05)):  # overlapping, apart
+    for p in ((0.01, 0.02, 0.0), (0.5, 0.0, 0.05)):  # overlapping, apart
         x = jnp.asarray([0.3, -0.2, 0.5, *p])
         phi = float(f(x)[0])
         assert (phi < 0) == (p[0] < 0.1), phi
@@ -269,6 +279,7 @@ def test_gradients_follow_the_implicit_solution(panda_hulls):
     box = {k: jnp.asarray(v) for k, v in
            polytope_data(np.array(list(itertools.product((-0.1, 0.1), repeat=3)))).items()}
 
+    @jax.jit
     def g(z):  # box A resting face on face on box B, 1 mm deep
         c = hull_pair(box, (jnp.eye(3), jnp.asarray([0.0, 0.0, z])), box, (jnp.eye(3), jnp.zeros(3)))
         return c.phi[0] + jnp.sum(c.p_WCa)
@@ -286,7 +297,7 @@ def test_hull_pairs_are_capped_with_the_overflow_flagged(panda_hulls):
     import jaxbody as jb
     from jaxbody.geometry.collision import ContactQueryOptions
 
-    def plant_of(cap, spacing):
+    def plant_of(cap):
         plant = jb.MultibodyPlant(0.0)
         plant.set_contact_query_options(ContactQueryOptions(single_point=True,
                                                             max_hull_pairs_per_group=cap))
@@ -296,19 +307,22 @@ def test_hull_pairs_are_capped_with_the_overflow_flagged(panda_hulls):
                                             jb.Convex(str(panda_hulls[name][0])), name,
                                             jb.CoulombFriction(0.5, 0.5))
         plant.Finalize()
+        return plant
+
+    def spaced(plant, spacing):
         ctx = plant.CreateDefaultContext()
         for i, name in enumerate(PANDA_LINKS):
             ctx = plant.SetFreeBodyPose(ctx, plant.GetBodyByName(name),
                                         jb.RigidTransform([spacing * i, 0.0, 0.0]))
-        return plant, ctx
+        return ctx
 
-    plant, ctx = plant_of(2, 0.02)
-    pc = plant.CalcPointContacts(ctx)
+    plant = plant_of(2)
+    query = jax.jit(plant.CalcPointContacts)
+    pc = query(spaced(plant, 0.02))
     assert pc.phi.shape == (2,) and bool(pc.overflow)
-    plant, ctx = plant_of(2, 1.0)
-    assert not bool(plant.CalcPointContacts(ctx).overflow)
-    plant, ctx = plant_of(None, 0.02)
-    pc = plant.CalcPointContacts(ctx)
+    assert not bool(query(spaced(plant, 1.0)).overflow)
+    plant = plant_of(None)
+    pc = jax.jit(plant.CalcPointContacts)(spaced(plant, 0.02))
     assert pc.phi.shape == (3,) and not bool(pc.overflow) and bool(np.all(pc.phi < 0))
 
 
@@ -332,5 +346,6 @@ def test_point_outside_a_large_hull_by_gjk_equals_the_triangle_scan(panda_hulls,
     assert 4 <= int((np.asarray(by_gjk[0]) > 0).sum()) <= 20  # both cases are exercised
     monkeypatch.undo()
     x = points[int(np.argmax(np.asarray(by_gjk[0])))]
-    check_grads(lambda x: cp.convex_point(params, x)[0], (x,), order=1, modes=("fwd", "rev"),
+    check_grads(jax.jit(lambda x: cp.convex_point(params, x)[0]), (x,), order=1,
+                modes=("fwd", "rev"),
                 eps=1e-6, atol=1e-6, rtol=1e-6)

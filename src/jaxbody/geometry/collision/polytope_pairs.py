@@ -127,6 +127,19 @@ def work_estimate(params_a, params_b, single=False) -> int:
     return 3 * (faces + edges)
 
 
+def _vertex_points(params_a, X_WA, vA, mA, params_b, X_WB, vB, mB, n, l_A, h_B):
+    """The multi-point mode's vertex points along the normal n (from B into A), with A's and
+    B's support planes l_A = min_A n·v and h_B = max_B n·w: each vertex of A inside B and each
+    vertex of B inside A (the module docstring)."""
+    phiA = vA @ n - h_B
+    ptsA = ContactPoints(phiA, vA, vA - phiA[:, None] * n, jnp.broadcast_to(n, vA.shape),
+                         mA & _inside(params_b, X_WB, vA))
+    phiB = l_A - vB @ n
+    ptsB = ContactPoints(phiB, vB + phiB[:, None] * n, vB, jnp.broadcast_to(n, vB.shape),
+                         mB & _inside(params_a, X_WA, vB))
+    return stack(ptsA, ptsB)
+
+
 def _hull_points(params_a, X_WA, params_b, X_WB, single):
     """Large hulls: the GJK/EPA point (`hull_pair`), and in multi-point mode the vertices of
     each inside the other along its normal; the GJK/EPA point stays valid there only for an
@@ -137,16 +150,11 @@ def _hull_points(params_a, X_WA, params_b, X_WB, single):
     n, phi = pt.nhat_BA_W[0], pt.phi[0]
     vA, mA = to_world(X_WA, params_a["vertices"]), params_a["vertex_mask"]
     vB, mB = to_world(X_WB, params_b["vertices"]), params_b["vertex_mask"]
-    h_B = pt.p_WCb[0] @ n  # B's support plane along n (the EPA face lies on it)
-    l_A = pt.p_WCa[0] @ n
-    phiA = vA @ n - h_B
-    ptsA = ContactPoints(phiA, vA, vA - phiA[:, None] * n, jnp.broadcast_to(n, vA.shape),
-                         mA & _inside(params_b, X_WB, vA))
-    phiB = l_A - vB @ n
-    ptsB = ContactPoints(phiB, vB + phiB[:, None] * n, vB, jnp.broadcast_to(n, vB.shape),
-                         mB & _inside(params_a, X_WA, vB))
+    # B's and A's support planes along n (EPA's face lies on them)
+    points = _vertex_points(params_a, X_WA, vA, mA, params_b, X_WB, vB, mB, n,
+                            pt.p_WCa[0] @ n, pt.p_WCb[0] @ n)
     edge_edge = (feat.corners_a == 2) & (feat.corners_b == 2) & (phi < 0)
-    return stack(ptsA, ptsB, pt._replace(valid=edge_edge[None]))
+    return stack(points, pt._replace(valid=edge_edge[None]))
 
 
 def polytope_polytope(params_a, X_WA, params_b, X_WB, single=False) -> ContactPoints:
@@ -180,10 +188,5 @@ def polytope_polytope(params_a, X_WA, params_b, X_WB, single=False) -> ContactPo
                         jnp.asarray([True]) if single else (kind[j] == 2)[None])
     if single:
         return sat
-    phiA = vA @ n - h_B
-    ptsA = ContactPoints(phiA, vA, vA - phiA[:, None] * n, jnp.broadcast_to(n, vA.shape),
-                         mA & _inside(params_b, X_WB, vA))
-    phiB = l_A - vB @ n
-    ptsB = ContactPoints(phiB, vB + phiB[:, None] * n, vB, jnp.broadcast_to(n, vB.shape),
-                         mB & _inside(params_a, X_WA, vB))
-    return stack(ptsA, ptsB, sat)
+    return stack(_vertex_points(params_a, X_WA, vA, mA, params_b, X_WB, vB, mB, n, l_A, h_B),
+                 sat)
