@@ -58,6 +58,10 @@ def test_whole_batch_layout_of_a_gpu_matches(drake_case):
     assert dispatch.chunk_size() == old == 3  # the module's small chunks again
     with jax.default_device(jax.devices("cpu")[0]):
         assert dispatch.chunk_size() == dispatch.CHUNKS["cpu"]
+    for bad in (-1, 2.5, "32"):
+        with pytest.raises(ValueError, match="set_chunk: members must be a positive int"):
+            dispatch.set_chunk(platform, bad)
+    assert dispatch.chunk_size() == 3
 
 
 def test_unbatched_call_is_the_reference(case):

@@ -26,6 +26,7 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from jaxbody.algorithms import aba, crba, rnea, rnea_derivatives
 from jaxbody.algorithms.batch_minor import forward_dynamics as bm_fd
@@ -55,6 +56,9 @@ def chunk_size():
 def set_chunk(platform, members):
     """Sets the chunk on ``platform`` ("cpu", "gpu", ...) to ``members`` (0 or None: the whole
     batch) for the functions traced from now on; returns the previous value."""
+    if members is not None and (not isinstance(members, (int, np.integer)) or members < 0):
+        raise ValueError(f"set_chunk: members must be a positive int, or 0 or None for the "
+                         f"whole batch; got {members!r}")
     old = CHUNKS.pop(platform, None)
     if members:
         CHUNKS[platform] = int(members)
