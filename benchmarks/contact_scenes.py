@@ -55,6 +55,7 @@ class Scene:
     kp: float = 150.0  # quadruped PD gains (N·m/rad, N·m·s/rad)
     kd: float = 3.0
     max_pairs_per_group: int | None = None  # jaxbody's query cap (None: every pair, as Drake)
+    single_point: bool = True  # jaxbody: Drake's one point per pair; False: box manifolds
     dt: float = DT
     stiction_tolerance: float | None = None  # Stribeck v_s / kSimilar, kLagged ε (None: Drake's 1e-4 m/s)
     approximation: str = "kSap"  # discrete: "kSap", "kSimilar" or "kLagged"
@@ -188,7 +189,7 @@ def build(scene: Scene, engine: str):
         from jaxbody.geometry.collision import ContactQueryOptions
 
         plant.set_contact_query_options(ContactQueryOptions(
-            max_pairs_per_group=scene.max_pairs_per_group))
+            single_point=scene.single_point, max_pairs_per_group=scene.max_pairs_per_group))
     if scene.stiction_tolerance is not None:
         plant.set_stiction_tolerance(scene.stiction_tolerance)
     if engine == "jaxbody" and scene.dt > 0:

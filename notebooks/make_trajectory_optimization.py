@@ -25,6 +25,7 @@ sys.path.insert(0, str(Path.cwd().parent))  # the repository root (for running f
 import jax, jax.numpy as jnp, numpy as np, optax
 jax.config.update("jax_enable_x64", True)
 import jaxbody as jb
+from jaxbody.geometry.collision import ContactQueryOptions
 from jaxbody.visualization import export_html, plot_joint_trajectories
 import matplotlib
 matplotlib.use("Agg")
@@ -105,6 +106,7 @@ law tracks a piecewise-linear reference through K = 9 waypoints; the waypoints a
 that after 0.8 s (80 SAP steps of 10 ms) the box's center is at the goal."""),
     ("code", """def pusher(dt=0.01):
     plant = jb.MultibodyPlant(dt)
+    plant.set_contact_query_options(ContactQueryOptions(single_point=False))  # the box rests on its face
     def material():
         p = jb.ProximityProperties()
         jb.AddContactMaterial(point_stiffness=1e5, friction=jb.CoulombFriction(0.4, 0.4), properties=p)

@@ -46,6 +46,7 @@ def _error(capsys, argv):
     (["--fixed-base"], "apply to model files"),
     (["--actuate-all"], "--fixed-base, --hold, --actuate-all, --posture and --srdf apply to model files"),
     (["--single-point"], "--single-point applies to model files"),
+    (["--multi-point"], "--multi-point applies to model files"),
 ])
 def test_bad_options_are_refused_before_anything_runs(argv, match, capsys, nothing_compiles):
     assert match in _error(capsys, ["simulate", *argv])
@@ -118,9 +119,9 @@ def test_robots_start_in_a_state_worth_watching():
     fixed = load_model(panda, time_step=1e-3, fixed_base=True)
     assert not fixed.plant.GetFloatingBaseBodies()
     assert any("welded 'panda_link0' to the world" in n for n in fixed.notes)
-    assert not fixed.plant.get_contact_query_options().single_point
-    one = load_model(panda, time_step=1e-3, fixed_base=True, single_point=True)
-    assert one.plant.get_contact_query_options().single_point
+    assert fixed.plant.get_contact_query_options().single_point  # Drake's, by default
+    many = load_model(panda, time_step=1e-3, fixed_base=True, multi_point=True)
+    assert not many.plant.get_contact_query_options().single_point
 
 
 @pytest.mark.slow

@@ -16,7 +16,8 @@ def _box_scene(mu, v0=0.0, k=1e6, tau=0.01):
     inertia = (m / 12 * (ly**2 + lz**2), m / 12 * (lx**2 + lz**2), m / 12 * (lx**2 + ly**2))
     body = FreeBody("box", m, inertia, (0, 0, lz / 2 - 1e-5), V_WB=(0, 0, 0, v0, 0, 0))
     return Scene([body], [Geom("box", ("box", lx, ly, lz), k=k, tau=tau, mu=mu),
-                          Geom("world", ("halfspace",), k=k, tau=tau, mu=mu)])
+                          Geom("world", ("halfspace",), k=k, tau=tau, mu=mu)],
+                 single_point=False)  # the four-corner manifold (Drake's one point rocks)
 
 
 def _run(scene, steps):

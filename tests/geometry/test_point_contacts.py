@@ -37,6 +37,7 @@ def scene():
     ball, g_ball = _free_body(plant, "ball", jb.Sphere(0.1))
     g_ground = plant.RegisterCollisionGeometry(plant.world_body(), jb.RigidTransform(),
                                                jb.HalfSpace(), "ground", _ground_properties())
+    plant.set_contact_query_options(ContactQueryOptions(single_point=False))  # the manifolds
     plant.Finalize()
     f = jax.jit(plant.CalcPointContacts)
     return plant, f, (box, ball), (g_box, g_ball, g_ground)
@@ -121,12 +122,12 @@ def test_phi_gradient_wrt_q_and_vmap(scene):
         np.testing.assert_allclose(row, f(plant.SetPositions(ctx, ctx.q.at[6].set(z))).phi)
 
 
-def test_single_point_option():
+def test_single_point_is_the_default_as_in_drake():
     plant = jb.MultibodyPlant(0.001)
     _free_body(plant, "box", jb.Box(0.4, 0.6, 0.2))
     plant.RegisterCollisionGeometry(plant.world_body(), jb.RigidTransform(), jb.HalfSpace(),
                                     "ground", jb.CoulombFriction(1, 1))
-    plant.set_contact_query_options(ContactQueryOptions(single_point=True))
+    assert plant.get_contact_query_options().single_point
     plant.Finalize()
     q = np.r_[IDENTITY_Q, 0.0, 0.0, 0.09]
     c = jax.jit(plant.CalcPointContacts)(plant.SetPositions(plant.CreateDefaultContext(), q))

@@ -24,7 +24,7 @@ def _boxes(n):
     bodies = [FreeBody(f"box{i}", m, inertia, (0.0, 0.0, H / 2 - 1e-4 + i * (H - 1e-4)))
               for i in range(n)]
     geoms = [Geom(b.name, ("box", H, H, H)) for b in bodies] + [Geom("world", ("halfspace",))]
-    return Scene(bodies, geoms)
+    return Scene(bodies, geoms, single_point=False)  # face manifolds: one point per pair rocks
 
 
 def _run(plant, ctx, steps):

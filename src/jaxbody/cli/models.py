@@ -256,7 +256,7 @@ def _actuate_all(plant):
 
 def load_model(path, *, time_step=0.0, package_paths=(), packages=(), ground=False,
                self_collision=False, on_warning=None, fixed_base=False, hold=False,
-               posture=None, srdf=None, actuate_all=False, single_point=False) -> Model:
+               posture=None, srdf=None, actuate_all=False, multi_point=False) -> Model:
     """A finalized plant of the models in ``path`` and its initial context.
 
     With ``ground``, a ground half-space is added (unless the file has one): at z = 0, or just
@@ -269,8 +269,8 @@ def load_model(path, *, time_step=0.0, package_paths=(), packages=(), ground=Fal
     start from (`srdf_posture`; with ``hold`` and no ``posture``, "standing" when the model's
     SRDF has it). ``actuate_all``: every 1-dof joint without an actuator gets one (unlimited
     effort), for models whose file declares none (go2's URDF has no transmissions).
-    ``single_point``: Drake's one contact point per pair (`ContactQueryOptions`). ``Model.notes``
-    says what was changed.
+    ``multi_point``: multi-point contact manifolds instead of Drake's one point per pair
+    (`ContactQueryOptions`). ``Model.notes`` says what was changed.
     """
     if posture is None and hold:
         found = srdf_posture(path, srdf, POSTURE_FOR_HOLD) if srdf is None else None
@@ -280,8 +280,8 @@ def load_model(path, *, time_step=0.0, package_paths=(), packages=(), ground=Fal
             raise CliError(f"--posture: no SRDF beside {os.path.basename(path)} (in ../srdf/) "
                            f"has a group_state named '{posture}'; pass --srdf FILE")
     plant = jb.MultibodyPlant(time_step)
-    if single_point:
-        plant.set_contact_query_options(ContactQueryOptions(single_point=True))
+    if multi_point:
+        plant.set_contact_query_options(ContactQueryOptions(single_point=False))
     for w in parse(plant, path, package_paths, packages):
         if on_warning is not None:
             on_warning(w)

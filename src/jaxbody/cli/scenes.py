@@ -3,6 +3,8 @@
 - ``boxes`` (the default): a tower of three boxes dropped onto a ground half-space, a ball
   rolled into its base, a ball dropped onto its top, a tumbling box and a small ball thrown
   across: box-box, box-sphere, sphere-sphere and ground contacts within the first second.
+  Its boxes meet by multi-point manifolds (``ContactQueryOptions(single_point=False)``), so the
+  tower settles on its faces instead of rocking on single corners as with Drake's one point.
 - ``pendulum``: a double pendulum swinging about y (no collision geometry).
 
 Each builder returns a `Model`: the finalized plant, its initial `Context`, a name for the
@@ -16,6 +18,7 @@ from typing import NamedTuple
 import numpy as np
 
 import jaxbody as jb
+from jaxbody.geometry.collision import ContactQueryOptions
 
 GROUND_RGBA = (0.78, 0.80, 0.78, 1.0)
 FRICTION = (0.8, 0.6)  # static, dynamic
@@ -62,6 +65,7 @@ _BODIES = (
 def boxes(time_step=1e-3) -> Model:
     """The default contact scene (see the module docstring)."""
     plant = jb.MultibodyPlant(time_step)
+    plant.set_contact_query_options(ContactQueryOptions(single_point=False))
     for name, shape, mass, p, rpy, _, rgba in _BODIES:
         if shape[0] == "box":
             geometry = jb.Box(*shape[1:])

@@ -34,10 +34,14 @@ def add_arguments(p):
                    help="model files: add a ground plane at z = 0 (default: yes)")
     p.add_argument("--self-collision", action="store_true",
                    help="model files: let the model's own parts collide with each other")
-    p.add_argument("--single-point", action="store_true",
-                   help="model files: Drake's one contact point per geometry pair instead of "
-                        "the multi-point manifolds (box faces, hull vertices); cheaper on "
-                        "large mesh hulls")
+    points = p.add_mutually_exclusive_group()
+    points.add_argument("--single-point", action="store_true",
+                        help="model files: Drake's one contact point per geometry pair (the "
+                             "default)")
+    points.add_argument("--multi-point", action="store_true",
+                        help="model files: multi-point contact manifolds (box faces, hull "
+                             "vertices), as MuJoCo has them, instead of Drake's one point per "
+                             "pair: boxes rest on their faces; costlier on large mesh hulls")
     p.add_argument("--fixed-base", action="store_true",
                    help="model files: weld the model's root body to the world where the file "
                         "puts it (for arms); otherwise a model without a fixed base floats "
@@ -133,9 +137,10 @@ def validate(args):
                                or args.actuate_all):
         raise CliError("--fixed-base, --hold, --actuate-all, --posture and --srdf apply to model "
                        "files; the built-in scenes have neither a base nor actuators")
-    if args.model is None and args.single_point:
-        raise CliError("--single-point applies to model files; the built-in scenes keep their "
-                       "own contact settings")
+    if args.model is None and (args.single_point or args.multi_point):
+        flag = "--single-point" if args.single_point else "--multi-point"
+        raise CliError(f"{flag} applies to model files; the built-in scenes keep their own "
+                       "contact settings")
     if args.srdf and not os.path.isfile(args.srdf):
         raise CliError(f"--srdf: file not found: {args.srdf}")
     if args.out:

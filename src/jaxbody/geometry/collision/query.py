@@ -54,8 +54,11 @@ class ContactQueryOptions:
     """Options of the point-contact query.
 
     Attributes:
-        single_point: Drake's one (deepest) point per pair instead of the multi-point
-            manifolds (box faces, capsule and cylinder ends, polytope vertices).
+        single_point: Drake's one (deepest) point per pair (the default, as Drake's
+            ``ComputePointPairPenetration``). False: multi-point manifolds (box faces, capsule
+            and cylinder ends, polytope vertices), as MuJoCo has them: a box resting on the
+            ground on its four corners instead of rocking on its deepest one; a difference
+            from Drake (docs/differences_from_drake.md).
         max_pairs_per_group: evaluate at most this many candidate pairs per kind-pair group,
             the closest by bounding spheres (None: no cap).
         max_hull_pairs_per_group: the same cap for groups with large convex hulls (mesh
@@ -70,7 +73,7 @@ class ContactQueryOptions:
             vertices than the cap at equal depth keeps its first ones. None: no cap.
     """
 
-    single_point: bool = False
+    single_point: bool = True
     max_pairs_per_group: int | None = 128
     max_points_per_pair: int | None = 16
     max_hull_pairs_per_group: int | None = 48
@@ -256,7 +259,8 @@ def build_contact_query(geometries, pair_a, pair_b, options) -> ContactQuery:
             f"the limit is {MAX_POLYTOPE_WORK:.0e}. Exclude self-collisions between large meshes "
             "(collision filter groups, ExcludeCollisionGeometriesWithCollisionFilterGroupPair), "
             "give those links simpler collision shapes, take Drake's one point per pair "
-            "(ContactQueryOptions(single_point=True): no vertex-inside tests), lower "
+            "(the default, ContactQueryOptions(single_point=True); the CLI without "
+            "--multi-point: no vertex-inside tests), lower "
             "ContactQueryOptions.max_pairs_per_group, or, for pure dynamics, "
             "plant.set_contact_enabled(False) before Finalize")
     ids = np.array([int(g.geometry_id()) for g in geometries], np.int64)
