@@ -16,8 +16,12 @@ REFERENCE_MODULES = ("pydrake", "pinocchio", "mujoco", "mujoco.mjx")
 REFERENCE_DATA = ("example-robot-data",)  # a data wheel: a distribution, no module
 
 
+RL_MODULES = ("brax",)  # the rl extra: Brax's trainers on jaxbody.envs
+
+
 def missing_reference_modules():
-    return missing_modules(REFERENCE_MODULES) + missing_distributions(REFERENCE_DATA)
+    return (missing_modules(REFERENCE_MODULES) + missing_distributions(REFERENCE_DATA)
+            + missing_modules(RL_MODULES))
 
 
 def pytest_configure(config):
@@ -25,8 +29,8 @@ def pytest_configure(config):
         missing = missing_reference_modules()
         if missing:
             raise pytest.UsageError(
-                f"CI=true but the reference engines {missing} are not installed: the cross-checks "
-                "would be skipped. Install them with pip install -e \".[test,reference]\".")
+                f"CI=true but the reference engines or trainers {missing} are not installed: the cross-checks "
+                "would be skipped. Install them with pip install -e \".[test,reference,rl]\".")
 
 
 # Clear JAX's caches once a worker holds this many memory mappings: a third of Linux's default
