@@ -36,7 +36,7 @@ from jaxbody.geometry.collision import ContactQueryOptions
 KP, KD = 200.0, 20.0             # the finger's PD gains (N/m, N·s/m)
 MAX_FORCE = 20.0                 # the finger actuators' effort limit (N)
 REACH = 0.05                     # target offset per unit action (m)
-REACH_WEIGHT, REACH_SLACK = 0.5, 0.15
+REACH_WEIGHT, REACH_SLACK = 0.5, 0.1
 FINGER_NOISE = 0.03              # reset: finger y offset (m)
 GOAL_LOW, GOAL_HIGH = (0.15, -0.1), (0.3, 0.1)
 _FINGER_X0 = -0.145              # the finger's x when touching the box's -x face (m)
