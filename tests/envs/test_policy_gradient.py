@@ -21,9 +21,8 @@ def _init(key, sizes=(14, 32, 2)):
 
 def _policy(layers, obs):
     h = obs
-    for i, (W, b) in enumerate(layers):
-        h = h @ W + b
-        h = jnp.tanh(h)  # hidden layers, and the action's [-1, 1]
+    for W, b in layers:
+        h = jnp.tanh(h @ W + b)  # hidden layers, and the action's [-1, 1]
     return h
 
 
