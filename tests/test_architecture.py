@@ -27,6 +27,9 @@ ALLOWED = {
     "simulation": {"math", "core", "algorithms", "contact", "plant"},
     "parsers": {"math", "core", "geometry", "joints", "forces", "plant"},
     "identification": {"math", "core", "algorithms", "model", "engine", "plant", "simulation"},
+    # an application, as the command line: the jaxbody facade ("") builds its tasks, and its
+    # robots are loaded as `jaxbody simulate` loads them
+    "envs": {"", "math", "core", "geometry", "joints", "plant", "cli"},
 }
 MAX_LOCAL_IMPORTS = 5  # function-local imports of jaxbody modules (lazy optional extras only)
 

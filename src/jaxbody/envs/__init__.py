@@ -8,7 +8,8 @@ analytic policy gradients).
     state = jax.jit(env.step)(state, jnp.array([0.5]))
 
 Tasks: ``"cartpole"`` (`CartPole`: swing-up, or balance), ``"push"`` (`Push`: a finger
-pushes a box to a goal). Wrappers: `VmapWrapper`, `EpisodeWrapper`, `AutoResetWrapper`,
+pushes a box to a goal), ``"quadruped"`` (`Quadruped`: example-robot-data's Go1 or A1 lands
+and stands, PD-driven, on SAP contact). Wrappers: `VmapWrapper`, `EpisodeWrapper`, `AutoResetWrapper`,
 `RandomizeParameters`, and `wrap` composing them. Brax's trainers on JAX 0.10 and later: call
 `patch_jax_for_brax` first (`jaxbody.envs.brax_support`).
 """
@@ -18,6 +19,7 @@ from jaxbody.envs.brax_support import patch_jax_for_brax
 from jaxbody.envs.cartpole import CartPole, cartpole_plant
 from jaxbody.envs.plant_env import PlantEnv
 from jaxbody.envs.push import Push, push_plant
+from jaxbody.envs.quadruped import Quadruped, quadruped_model_path
 from jaxbody.envs.wrappers import (
     AutoResetWrapper,
     EpisodeWrapper,
@@ -26,7 +28,7 @@ from jaxbody.envs.wrappers import (
     wrap,
 )
 
-TASKS = {"cartpole": CartPole, "push": Push}
+TASKS = {"cartpole": CartPole, "push": Push, "quadruped": Quadruped}
 
 
 def make(name: str, **kwargs) -> Env:
@@ -38,4 +40,5 @@ def make(name: str, **kwargs) -> Env:
 
 __all__ = ["AutoResetWrapper", "CartPole", "Env", "EpisodeWrapper", "PlantEnv", "Push",
            "RandomizeParameters", "State", "TASKS", "VmapWrapper", "Wrapper", "cartpole_plant",
-           "make", "patch_jax_for_brax", "push_plant", "wrap"]
+           "make", "patch_jax_for_brax", "push_plant", "Quadruped", "quadruped_model_path",
+           "wrap"]
