@@ -248,6 +248,7 @@ def test_default_contact_scene_writes_npz_and_html(tmp_path, capsys, monkeypatch
     out = _summary(capsys, ["simulate", "--duration", "0.06", "--out", str(npz), "--html", str(html)])
     assert out.startswith("boxes (built-in contact scene): 7 bodies, nq=49, nv=42, 8 collision")
     assert "60 steps, discrete (SAP contact), time step 0.001 s" in out
+    assert "  query     28 candidate pairs, 28 evaluated per query\n" in out
     m = re.search(r"contacts +(\S+) at the end, max (\d+) \(of (\d+) slots\)", out)
     assert m and int(m.group(2)) >= 5  # the roller, and the tower's bottom box (dropped 1 cm)
     m = re.search(r"SAP +(\S+) iterations per step \(max (\d+)\); converged in (\d+)/(\d+) steps", out)

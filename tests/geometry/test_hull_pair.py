@@ -317,6 +317,13 @@ def test_hull_pairs_are_capped_with_the_overflow_flagged(panda_hulls):
         return ctx
 
     plant = plant_of(2)
+    cost = plant.get_contact_query_cost()  # what the simulate summary prints
+    assert (cost.candidate_pairs, cost.evaluated_pairs, cost.gjk_epa_pairs) == (3, 2, 2)
+    assert cost.culled and cost.max_iterations == 64 + 48 and cost.slots == 2
+    from jaxbody.geometry.collision.query_cost import describe
+    assert describe(cost) == ("3 candidate pairs, 2 evaluated per query (the closest, by "
+                              "bounding spheres and boxes); 2 by GJK/EPA on convex hulls (at "
+                              "most 112 iterations each)")
     query = jax.jit(plant.CalcPointContacts)
     pc = query(spaced(plant, 0.02))
     assert pc.phi.shape == (2,) and bool(pc.overflow)

@@ -25,6 +25,7 @@ from jaxbody.cli import simulate_outputs as outputs
 from jaxbody.cli.models import CliError, load_model
 from jaxbody.cli.scenes import SCENES, Model
 from jaxbody.cli.simulate_options import DEFAULT_CHUNK, add_arguments, validate  # noqa: F401
+from jaxbody.geometry.collision.query_cost import describe as describe_query_cost
 from jaxbody.plant.plant_key import PlantKey
 from jaxbody.simulation.integrators import quaternion_indices
 
@@ -256,6 +257,9 @@ def run(args, warn=None) -> list:
     avg = " (mean over envs)" if B > 1 else ""
     lines.append(f"  energy    {e0.mean():.6g} J -> {e1.mean():.6g} J "
                  f"(change {e1.mean() - e0.mean():+.3g} J){avg}")
+    cost = plant.get_contact_query_cost() if plant.num_collision_geometries() else None
+    if cost is not None and cost.candidate_pairs:
+        lines.append(f"  query     {describe_query_cost(cost)}")
     if discrete:
         n, it, ok = cat["n"], cat["it"], cat["ok"]
         lines.append(f"  contacts  {n[..., -1].mean():.3g} at the end{avg}, max {int(n.max())} "

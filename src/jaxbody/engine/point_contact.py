@@ -43,10 +43,12 @@ from jaxbody.geometry.collision.query import (
     build_contact_query,
     calc_point_contacts,
 )
+from jaxbody.geometry.collision.query_cost import QueryCost
+from jaxbody.geometry.collision.query_cost import query_cost as _cost
 from jaxbody.geometry.hydroelastic import query as hq
 
 __all__ = ["concatenate_contacts", "contact_capacity", "contact_query", "contact_slots",
-           "point_contacts"]
+           "point_contacts", "query_cost"]
 
 
 @functools.lru_cache(maxsize=64)
@@ -61,6 +63,12 @@ def contact_query(model) -> ContactQuery:
     check_pairs(model)
     spec = model.contact
     return build_contact_query(spec.geometries, *spec.point_pairs, spec.query_options)
+
+
+def query_cost(model) -> QueryCost:
+    """The static cost of one evaluation of ``model``'s point-contact query (`QueryCost`:
+    candidate and evaluated pairs, GJK/EPA pairs and their iteration budget, point slots)."""
+    return _cost(contact_query(model))
 
 
 def check_pairs(model):

@@ -55,6 +55,14 @@ class ContactQueryAPI(PlantCore):
     def get_contact_query_options(self) -> ContactQueryOptions:
         return self._contact_query_options
 
+    def get_contact_query_cost(self):
+        """What one evaluation of the point-contact query costs, from its static structure
+        (`jaxbody.geometry.collision.QueryCost`): candidate pairs, pairs evaluated after the
+        caps, how many of them run GJK/EPA on convex hulls and with what iteration budget,
+        and the point slots. After Finalize."""
+        self._require_finalized("get_contact_query_cost")
+        return point_contact.query_cost(self._model)
+
     @property
     def _contact_query(self):
         """The compiled `ContactQuery` (`jaxbody.engine.point_contact.contact_query`: built on

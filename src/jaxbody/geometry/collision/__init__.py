@@ -23,9 +23,10 @@ from jaxbody.geometry.collision.query import (
     PointContacts,
     calc_point_contacts,
 )
+from jaxbody.geometry.collision.query_cost import QueryCost, query_cost
 
 __all__ = [
     "DEFAULT_POINT_CONTACT_STIFFNESS", "DEFAULT_RELAXATION_TIME", "PHI_INVALID", "ContactPoints",
-    "ContactQuery", "ContactQueryOptions", "PointContacts", "calc_point_contacts",
-    "combine_contact_parameters", "compute_pair", "get_kernel", "is_supported",
+    "ContactQuery", "ContactQueryOptions", "PointContacts", "QueryCost", "calc_point_contacts",
+    "combine_contact_parameters", "compute_pair", "get_kernel", "is_supported", "query_cost",
 ]

@@ -143,6 +143,7 @@ class PairGroup:
     bound_b: tuple
     points_per_pair: int
     evaluated: int  # m = min(n, cap)
+    large_hull: bool = False  # O(hull vertices) per pair and iteration (`_large_hull_group`)
 
     @property
     def culled(self) -> bool:
@@ -230,7 +231,8 @@ def build_contact_query(geometries, pair_a, pair_b, options) -> ContactQuery:
         n = len(pairs)
         m = n if cap is None else min(n, int(cap))
         hull_cap = options.max_hull_pairs_per_group
-        if hull_cap is not None and _large_hull_group(ka, kb, pa, pb):
+        large = _large_hull_group(ka, kb, pa, pb)
+        if hull_cap is not None and large:
             m = min(m, int(hull_cap))
         kernel = get_kernel(ka, kb)
         K = jax.eval_shape(lambda a, b, k=kernel: k(a, _eye(), b, _eye(), options.single_point),
@@ -241,7 +243,7 @@ def build_contact_query(geometries, pair_a, pair_b, options) -> ContactQuery:
                             np.array([bounds[int(g)][1] for g in gs]),
                             np.stack([bounds[int(g)][2] for g in gs]))
         groups.append(PairGroup((ka, kb), pairs, ga, gb, swapped, pa, pb, bound(ga), bound(gb),
-                                int(K), m))
+                                int(K), m, large))
         if "vertices" in pa and "vertices" in pb:
             work += m * polytope_work(pa, pb, options.single_point)
             sizes = [len(encoded[int(a)]["vertices"]) + len(encoded[int(b)]["vertices"])
