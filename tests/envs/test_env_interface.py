@@ -149,7 +149,7 @@ def _finalized(plant):
 
 
 def test_return_gradient_through_contact_equals_finite_differences():
-    env = E.make("push")
+    env = E.make("push", n_frames=1)  # one SAP step per action: the smallest program
     assert (env.observation_size, env.action_size) == (14, 2)
     s0 = env.reset(KEY)
 
@@ -160,7 +160,7 @@ def test_return_gradient_through_contact_equals_finite_differences():
         s, r = jax.lax.scan(body, s0, actions)
         return jnp.sum(r), s.pipeline_state
 
-    actions = jnp.tile(jnp.array([0.9, 0.1]), (4, 1))  # push the box along +x
+    actions = jnp.tile(jnp.array([0.9, 0.1]), (6, 1))  # push the box along +x
     value_and_grad = jax.jit(jax.value_and_grad(ret, has_aux=True))
     (value, final), grad = value_and_grad(actions)
     f = lambda a: value_and_grad(a)[0][0]  # noqa: E731 (one compiled function)
