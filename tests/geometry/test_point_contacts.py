@@ -230,6 +230,8 @@ def test_context_contact_parameters_must_have_one_entry_per_geometry(scene):
 def test_options_are_validated():
     with pytest.raises(ValueError, match="max_pairs_per_group"):
         ContactQueryOptions(max_pairs_per_group=0)
+    with pytest.raises(ValueError, match="max_hull_vertices must be an int >= 4"):
+        ContactQueryOptions(max_hull_vertices=3)
     with pytest.raises(TypeError, match="ContactQueryOptions"):
         jb.MultibodyPlant(0.0).set_contact_query_options({"single_point": True})
 

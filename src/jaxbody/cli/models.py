@@ -256,7 +256,8 @@ def _actuate_all(plant):
 
 def load_model(path, *, time_step=0.0, package_paths=(), packages=(), ground=False,
                self_collision=False, on_warning=None, fixed_base=False, hold=False,
-               posture=None, srdf=None, actuate_all=False, multi_point=False) -> Model:
+               posture=None, srdf=None, actuate_all=False, multi_point=False,
+               max_hull_vertices=None) -> Model:
     """A finalized plant of the models in ``path`` and its initial context.
 
     With ``ground``, a ground half-space is added (unless the file has one): at z = 0, or just
@@ -269,8 +270,9 @@ def load_model(path, *, time_step=0.0, package_paths=(), packages=(), ground=Fal
     start from (`srdf_posture`; with ``hold`` and no ``posture``, "standing" when the model's
     SRDF has it). ``actuate_all``: every 1-dof joint without an actuator gets one (unlimited
     effort), for models whose file declares none (go2's URDF has no transmissions).
-    ``multi_point``: multi-point contact manifolds instead of Drake's one point per pair
-    (`ContactQueryOptions`). ``Model.notes`` says what was changed.
+    ``multi_point``: multi-point contact manifolds instead of Drake's one point per pair;
+    ``max_hull_vertices``: every mesh's convex hull simplified to at most that many vertices
+    (both `ContactQueryOptions`). ``Model.notes`` says what was changed.
     """
     if posture is None and hold:
         found = srdf_posture(path, srdf, POSTURE_FOR_HOLD) if srdf is None else None
@@ -280,12 +282,16 @@ def load_model(path, *, time_step=0.0, package_paths=(), packages=(), ground=Fal
             raise CliError(f"--posture: no SRDF beside {os.path.basename(path)} (in ../srdf/) "
                            f"has a group_state named '{posture}'; pass --srdf FILE")
     plant = jb.MultibodyPlant(time_step)
-    if multi_point:
-        plant.set_contact_query_options(ContactQueryOptions(single_point=False))
+    if multi_point or max_hull_vertices is not None:
+        plant.set_contact_query_options(ContactQueryOptions(
+            single_point=not multi_point, max_hull_vertices=max_hull_vertices))
     for w in parse(plant, path, package_paths, packages):
         if on_warning is not None:
             on_warning(w)
     notes = []
+    if max_hull_vertices is not None:
+        notes.append(f"mesh convex hulls simplified to at most {max_hull_vertices} vertices "
+                     "(--max-hull-vertices)")
     if fixed_base:
         roots = _root_bodies(plant)
         if not roots:

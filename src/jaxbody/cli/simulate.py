@@ -41,7 +41,8 @@ def load(args, warn=None) -> Model:
                       self_collision=args.self_collision, on_warning=warn,
                       fixed_base=args.fixed_base, hold=args.hold, posture=args.posture,
                       srdf=args.srdf, actuate_all=args.actuate_all,
-                      multi_point=args.multi_point)
+                      multi_point=args.multi_point,
+                      max_hull_vertices=args.max_hull_vertices)
 
 
 BATCH_CHUNK = 16  # on CPU, a batch runs as a loop over vmapped chunks of this many envs

@@ -42,6 +42,9 @@ def add_arguments(p):
                         help="model files: multi-point contact manifolds (box faces, hull "
                              "vertices), as MuJoCo has them, instead of Drake's one point per "
                              "pair: boxes rest on their faces; costlier on large mesh hulls")
+    p.add_argument("--max-hull-vertices", type=int, default=None, metavar="N",
+                   help="model files: simplify each mesh's convex hull to at most N (>= 4) of "
+                        "its vertices, for speed (default: the exact hulls, as Drake)")
     p.add_argument("--fixed-base", action="store_true",
                    help="model files: weld the model's root body to the world where the file "
                         "puts it (for arms); otherwise a model without a fixed base floats "
@@ -137,6 +140,12 @@ def validate(args):
                                or args.actuate_all):
         raise CliError("--fixed-base, --hold, --actuate-all, --posture and --srdf apply to model "
                        "files; the built-in scenes have neither a base nor actuators")
+    if args.max_hull_vertices is not None:
+        if args.model is None:
+            raise CliError("--max-hull-vertices applies to model files; the built-in scenes "
+                           "have no meshes")
+        if args.max_hull_vertices < 4:
+            raise CliError(f"--max-hull-vertices must be at least 4, got {args.max_hull_vertices}")
     if args.model is None and (args.single_point or args.multi_point):
         flag = "--single-point" if args.single_point else "--multi-point"
         raise CliError(f"{flag} applies to model files; the built-in scenes keep their own "

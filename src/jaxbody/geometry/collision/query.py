@@ -71,18 +71,26 @@ class ContactQueryOptions:
             (``jax.lax.top_k``; matters for polytopes: a box-box pair has 17 candidates, a
             convex hull one per vertex). Ties are broken by vertex order, so a face with more
             vertices than the cap at equal depth keeps its first ones. None: no cap.
+        max_hull_vertices: simplify every mesh's convex hull to at most this many of its
+            vertices (≥ 4; `shape_data.simplify_hull`: the hull of the kept vertices lies
+            inside the original, the farthest dropped vertex outside it by what
+            `shape_data.hull_deviation` reports). Cheaper GJK/EPA on meshes of thousands of
+            vertices; None (default): the exact hull, as Drake.
     """
 
     single_point: bool = True
     max_pairs_per_group: int | None = 128
     max_points_per_pair: int | None = 16
     max_hull_pairs_per_group: int | None = 48
+    max_hull_vertices: int | None = None
 
     def __post_init__(self):
-        for name in ("max_pairs_per_group", "max_points_per_pair", "max_hull_pairs_per_group"):
+        for name, low in (("max_pairs_per_group", 1), ("max_points_per_pair", 1),
+                          ("max_hull_pairs_per_group", 1), ("max_hull_vertices", 4)):
             m = getattr(self, name)
-            if m is not None and (not isinstance(m, (int, np.integer)) or m < 1):
-                raise ValueError(f"ContactQueryOptions: {name} must be a positive int or "
+            if m is not None and (not isinstance(m, (int, np.integer)) or isinstance(m, bool)
+                                  or m < low):
+                raise ValueError(f"ContactQueryOptions: {name} must be an int >= {low} or "
                                  f"None, got {m!r}")
 
 
@@ -215,7 +223,7 @@ def build_contact_query(geometries, pair_a, pair_b, options) -> ContactQuery:
         by_kinds.setdefault(canonical(kinds[i], kinds[j]), []).append(p)
     encoded, bounds = {}, {}
     for g in sorted({int(x) for x in np.r_[pair_a, pair_b]}):
-        encoded[g] = encode_shape(geometries[g].shape())
+        encoded[g] = encode_shape(geometries[g].shape(), options.max_hull_vertices)
         bounds[g] = (*bounding_sphere(geometries[g].shape()),
                      bounding_box_half(geometries[g].shape()))
     cap = options.max_pairs_per_group

@@ -83,6 +83,42 @@ def polytope_data(points, with_triangles=True) -> dict:
     return out
 
 
+def simplify_hull(points, max_vertices: int) -> np.ndarray:
+    """At most ``max_vertices`` (≥ 4) of the convex hull's vertices of ``points`` (n, 3),
+    chosen greedily: from the six axis-extreme vertices, add the vertex farthest outside the
+    hull of those chosen so far (by its largest plane violation) until the budget is spent.
+    Their hull lies inside the original; `hull_deviation` measures by how much."""
+    import trimesh
+
+    V = np.asarray(trimesh.convex.convex_hull(np.asarray(points, float)).vertices, float)
+    if len(V) <= max_vertices:
+        return V
+    chosen = list(dict.fromkeys(np.r_[np.argmin(V, 0), np.argmax(V, 0)].tolist()))
+    while len(chosen) < max_vertices:
+        gap = hull_deviation(V, V[chosen], per_point=True)
+        far = int(np.argmax(gap))
+        if gap[far] <= 0.0:
+            break
+        chosen.append(far)
+    return V[np.asarray(chosen)]
+
+
+def hull_deviation(points, hull_points, per_point=False):
+    """How far ``points`` (n, 3) lie outside the convex hull of ``hull_points``: the largest
+    plane violation of each point (m; ≤ 0 inside), or the largest over all points."""
+    import trimesh
+
+    try:
+        hull = trimesh.convex.convex_hull(np.asarray(hull_points, float))
+        n = np.asarray(hull.face_normals, float)
+        d = np.einsum("fi,fi->f", n, np.asarray(hull.vertices)[np.asarray(hull.faces)[:, 0]])
+        gap = np.max(np.asarray(points, float) @ n.T - d, axis=1)
+    except Exception:  # fewer than 4 points off one plane: farthest from the chosen points
+        gap = np.min(np.linalg.norm(np.asarray(points)[:, None] - np.asarray(hull_points)[None],
+                                    axis=-1), axis=1)
+    return gap if per_point else float(np.max(gap, initial=0.0))
+
+
 def _box_polytope(h):
     V = np.array(list(itertools.product(*[(-x, x) for x in h])), float)
     E = np.eye(3)
@@ -98,8 +134,9 @@ def _prism_points(r, h, sides=CYLINDER_PRISM_SIDES):
     return np.r_[np.c_[ring, np.full(sides, -h)], np.c_[ring, np.full(sides, h)]]
 
 
-def encode_shape(shape) -> dict:
-    """The parameter dict (NumPy arrays, in G) of a shape for the kernels of its kind."""
+def encode_shape(shape, max_hull_vertices: int | None = None) -> dict:
+    """The parameter dict (NumPy arrays, in G) of a shape for the kernels of its kind; a mesh's
+    convex hull simplified to ``max_hull_vertices`` (`simplify_hull`) when given."""
     kind = shape_kind(shape)
     if kind == "Sphere":
         return {"radius": np.asarray(shape.radius(), float)}
@@ -118,6 +155,8 @@ def encode_shape(shape) -> dict:
     if kind == "Ellipsoid":
         return {"abc": np.array([shape.a(), shape.b(), shape.c()], float)}
     V, _ = shape.GetConvexHull()
+    if max_hull_vertices is not None:
+        V = simplify_hull(V, max_hull_vertices)
     return polytope_data(V)
 
 
