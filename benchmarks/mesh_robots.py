@@ -18,7 +18,8 @@ on shallow contact, see docs/differences_from_drake.md).
 Timed: jaxbody ``jax.jit(discrete_rollout)`` over ``--steps`` steps (compile apart, median of
 ``--repeats`` runs), Drake ``Simulator.AdvanceTo``. The ratio ``jaxbody/drake`` > 1 means jaxbody
 is faster; the target is >= 1 at batch 1. MuJoCo is not run here yet. JSON rows go to
-``benchmarks/results/mesh_robots_<machine>.json``.
+``benchmarks/results/mesh_robots_<machine>.json`` (``speedup_vs_drake`` per robot, in the README's
+table).
 """
 
 from __future__ import annotations
@@ -232,27 +233,42 @@ def main(argv=None):
             q0, q_jb, jb_info = run_jaxbody(urdf, weld, self_collision, args.steps, args.repeats,
                                             POSTURES.get(robot))
             q_dk, dk_info = run_drake(urdf, weld, self_collision, q0, args.steps)
-            row = dict(robot=robot, steps=args.steps, self_collision=self_collision,
+            row = dict(engine="jaxbody", model=robot, batch=1, steps=args.steps,
+                       self_collision=self_collision,
                        welded_base=weld,
                        jaxbody_steps_per_s=args.steps / jb_info["run_s"],
                        drake_steps_per_s=args.steps / dk_info["run_s"],
                        jaxbody_compile_s=jb_info["compile_s"],
                        max_dq=float(np.abs(q_jb - q_dk).max()), **{
                            k: v for k, v in jb_info.items() if k not in ("run_s", "compile_s")})
-            row["jaxbody/drake"] = row["jaxbody_steps_per_s"] / row["drake_steps_per_s"]
+            row["speedup_vs_drake"] = row["jaxbody_steps_per_s"] / row["drake_steps_per_s"]
             rows.append(row)
             print(f"{robot:6s} jaxbody {row['jaxbody_steps_per_s']:8.0f} steps/s (compile "
                   f"{row['jaxbody_compile_s']:.1f} s)  Drake {row['drake_steps_per_s']:8.0f}  "
-                  f"ratio {row['jaxbody/drake']:.2f}  max|dq| {row['max_dq']:.1e}  pairs "
+                  f"ratio {row['speedup_vs_drake']:.2f}  max|dq| {row['max_dq']:.1e}  pairs "
                   f"{row['evaluated_pairs']}/{row['candidate_pairs']} (GJK/EPA "
                   f"{row['gjk_epa_pairs']})", flush=True)
     out = args.out or os.path.join(os.path.dirname(__file__), "results",
                                    f"mesh_robots_{platform.system().lower()}-"
                                    f"{platform.machine()}-{os.cpu_count()}cpu.json")
-    info = dict(date=datetime.date.today().isoformat(), load_average=os.getloadavg(),
-                note="one process, both engines in the same run; jaxbody float64")
+    import importlib.metadata
+
+    import jax
+
+    from benchmarks.forward_kinematics import machine_info
+
+    report = dict(
+        benchmark="mesh_robots",
+        created=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        machine={**machine_info(), "load_average": list(os.getloadavg())},
+        versions={"jax": jax.__version__, "drake": importlib.metadata.version("drake")},
+        settings=dict(robots=args.robots, steps=args.steps, repeats=args.repeats, dt=DT,
+                      point_contact_stiffness=STIFFNESS, relaxation_time=TAU, mu=MU, drop=DROP),
+        ratio="speedup_vs_drake: jaxbody steps/s / Drake steps/s (> 1: jaxbody faster), "
+              "both engines in one process, jaxbody float64",
+        results=rows)
     with open(out, "w") as f:
-        json.dump(dict(info=info, rows=rows), f, indent=1)
+        json.dump(report, f, indent=1)
     print(f"wrote {out}")
     return rows
 

@@ -12,6 +12,7 @@ import pytest
 
 import jaxbody as jb
 import jaxbody.envs as E
+from jaxbody.envs import brax_support
 
 KEY = jax.random.PRNGKey(7)
 
@@ -130,6 +131,18 @@ def test_bad_actions_and_settings_are_refused(cartpole):
         E.EpisodeWrapper(env, 0)
     with pytest.raises(ValueError, match="unknown environment 'walker'"):
         E.make("walker")
+    with pytest.raises(ValueError, match="batch_size must be a positive int"):
+        E.VmapWrapper(env, batch_size=0)
+    with pytest.raises(TypeError, match="fn must be callable"):
+        E.RandomizeParameters(env, 3)
+    with pytest.raises(ValueError, match="fn returned .* expected the parameters' structure"):
+        E.RandomizeParameters(env, lambda k, p: {"mass": p.mass}).reset(KEY)
+    with pytest.raises(ValueError, match="must be finalized"):
+        _Bare(jb.MultibodyPlant(0.01))
+    with pytest.raises(ValueError, match="unknown robot 'spot'"):
+        E.Quadruped("spot")
+    with pytest.raises(ValueError, match="2 shards for 1 devices"):
+        brax_support.device_put_sharded([jnp.zeros(1), jnp.zeros(1)], jax.devices()[:1])
 
 
 class _Bare(E.PlantEnv):

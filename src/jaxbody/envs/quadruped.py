@@ -37,6 +37,7 @@ import jaxbody as jb
 from jaxbody.cli.models import example_robot_data, load_model
 from jaxbody.envs.base import State
 from jaxbody.envs.plant_env import PlantEnv
+from jaxbody.math.so3 import quaternion_multiply, quaternion_to_rotation
 
 TIME_STEP = 0.004          # s
 ACTION_SCALE = 0.3         # rad per unit action
@@ -113,14 +114,12 @@ class Quadruped(PlantEnv):
                                                   -JOINT_NOISE, JOINT_NOISE))
         q = q.at[self._base_q + 6].add(jax.random.uniform(k_drop, (), dtype, DROP_LOW,
                                                           DROP_HIGH))
-        roll, pitch = jax.random.uniform(k_tilt, (2,), dtype, -TILT, TILT)
-        quat = jnp.stack([jnp.cos(roll / 2) * jnp.cos(pitch / 2),
-                          jnp.sin(roll / 2) * jnp.cos(pitch / 2),
-                          jnp.cos(roll / 2) * jnp.sin(pitch / 2),
-                          jnp.sin(roll / 2) * jnp.sin(pitch / 2)])  # R = Rx(roll)·Ry(pitch)
-        q = q.at[self._base_q:self._base_q + 4].set(quat)
-        ctx = self.pipeline_init(q, jnp.zeros(self.plant.num_velocities(), dtype))
+        half = jax.random.uniform(k_tilt, (2,), dtype, -TILT, TILT) / 2
         zero = jnp.zeros((), dtype)
+        roll = jnp.stack([jnp.cos(half[0]), jnp.sin(half[0]), zero, zero])
+        pitch = jnp.stack([jnp.cos(half[1]), zero, jnp.sin(half[1]), zero])
+        q = q.at[self._base_q:self._base_q + 4].set(quaternion_multiply(roll, pitch))
+        ctx = self.pipeline_init(q, jnp.zeros(self.plant.num_velocities(), dtype))
         metrics = {"height": q[self._base_q + 6], "upright": self._upright(ctx),
                    "invalid_action": zero}
         return State(ctx, self._observe(ctx), zero, zero, metrics, {})
@@ -144,12 +143,7 @@ class Quadruped(PlantEnv):
         return self.guard(state, ok, new)
 
     def _R_WB(self, ctx):
-        w, x, y, z = (ctx.q[self._base_q + i] for i in range(4))
-        n = jnp.sqrt(w * w + x * x + y * y + z * z)
-        w, x, y, z = w / n, x / n, y / n, z / n
-        return jnp.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-                          [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-                          [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+        return quaternion_to_rotation(ctx.q[self._base_q:self._base_q + 4])
 
     def _upright(self, ctx):
         return self._R_WB(ctx)[2, 2]
