@@ -1,6 +1,6 @@
-"""Quadruped standing: a legged robot from its own model file (example-robot-data's Unitree Go1
-by default) dropped onto the ground must land and stand, through SAP contact, with Drake's
-implicit PD controllers on its 12 joints.
+"""Quadruped standing and walking: a legged robot from its own model file (example-robot-data's
+Unitree Go1 by default) dropped onto the ground must land and stand, or walk forward at a target
+speed, through SAP contact, with Drake's implicit PD controllers on its 12 joints.
 
 The plant: the URDF as ``jaxbody simulate --hold`` loads it (`jaxbody.cli.models.load_model`):
 a ground half-space, PD gains Kp = 20 N·m/rad per kg of robot and Kd = Kp/20 s on every actuator,
@@ -18,6 +18,10 @@ Reward per step: ``upright · height · (1 + posture) / 2 - ACTION_COST · |a|²
 upright = max(0, z_B · z_W) (the trunk's z-axis against the world's), height =
 exp(-((z - z₀)/``HEIGHT_SCALE``)²) around the standing height z₀, posture =
 exp(-|q_joints - q₀|²/``POSTURE_SCALE``). Standing still at q₀ earns 1 per step.
+Walking (``target_speed`` v* given, m/s): ``upright · height · (tracking + posture) / 2 -
+ACTION_COST · |a|²/12``, with tracking = exp(-((v_fwd - v*)² + v_lat²)/``VELOCITY_SCALE``), the
+trunk's horizontal velocity in its heading frame (the trunk's yaw alone): v_fwd along its x-axis,
+v_lat across. ``metrics["forward_speed"]`` is v_fwd (m/s) in both tasks.
 
 Reset: the standing posture with each joint perturbed uniformly by ±``JOINT_NOISE`` rad, the
 trunk lifted by ``DROP_LOW``..``DROP_HIGH`` m above its standing height and tilted by up to
@@ -44,6 +48,7 @@ ACTION_SCALE = 0.3         # rad per unit action
 ACTION_COST = 0.01
 HEIGHT_SCALE = 0.05        # m
 POSTURE_SCALE = 0.5        # rad²
+VELOCITY_SCALE = 0.1       # (m/s)²
 JOINT_NOISE = 0.1          # rad
 DROP_LOW, DROP_HIGH = 0.01, 0.05  # m
 TILT = 0.1                 # rad
@@ -72,9 +77,19 @@ class Quadruped(PlantEnv):
         robot: "go1" or "a1" (example-robot-data); or ``model_path``: a legged robot's URDF
             whose SRDF (in ``../srdf/``) has a "standing" group state.
         n_frames: ``TIME_STEP`` plant steps per action (default 5: a 0.02 s control step).
+        target_speed: None (default) for the standing task; a forward speed v* (m/s) for the
+            walking task (its reward in the module docstring).
     """
 
-    def __init__(self, robot: str = "go1", *, model_path: str | None = None, n_frames: int = 5):
+    def __init__(self, robot: str = "go1", *, model_path: str | None = None, n_frames: int = 5,
+                 target_speed: float | None = None):
+        speed_ok = target_speed is None or (
+            isinstance(target_speed, (int, float, np.floating))
+            and not isinstance(target_speed, bool) and bool(np.isfinite(target_speed)))
+        if not speed_ok:
+            raise ValueError(f"Quadruped: target_speed must be a finite number (m/s) or None, "
+                             f"got {target_speed!r}")
+        self.target_speed = None if target_speed is None else float(target_speed)
         path = model_path or quadruped_model_path(robot)
         loaded = load_model(path, time_step=TIME_STEP, ground=True, hold=True)
         plant = loaded.plant
@@ -121,7 +136,7 @@ class Quadruped(PlantEnv):
         q = q.at[self._base_q:self._base_q + 4].set(quaternion_multiply(roll, pitch))
         ctx = self.pipeline_init(q, jnp.zeros(self.plant.num_velocities(), dtype))
         metrics = {"height": q[self._base_q + 6], "upright": self._upright(ctx),
-                   "invalid_action": zero}
+                   "forward_speed": zero, "invalid_action": zero}
         return State(ctx, self._observe(ctx), zero, zero, metrics, {})
 
     def step(self, state: State, action: jax.Array) -> State:
@@ -130,17 +145,35 @@ class Quadruped(PlantEnv):
         target = jnp.asarray(self._q_stand, a.dtype) + ACTION_SCALE * a
         ctx = self.pipeline_step(state.pipeline_state,
                                  desired_state=jnp.concatenate([target, jnp.zeros_like(target)]))
+        reward, (z, upright, forward) = self.reward(ctx, a)
+        fallen = (z < 0.5 * self._z_stand) | (upright < _FALLEN_UPRIGHT)
+        new = state.replace(pipeline_state=ctx, obs=self._observe(ctx), reward=reward,
+                            done=fallen.astype(reward.dtype),
+                            metrics={**state.metrics, "height": z, "upright": upright,
+                                     "forward_speed": forward})
+        return self.guard(state, ok, new)
+
+    def reward(self, ctx, a) -> tuple[jax.Array, tuple[jax.Array, jax.Array, jax.Array]]:
+        """The task's reward (module docstring) for the context ``ctx`` reached under the
+        clipped action ``a``; and (trunk height z, upright, forward speed v_fwd)."""
         z = ctx.q[self._base_q + 6]
         upright = self._upright(ctx)
         height = jnp.exp(-((z - self._z_stand) / HEIGHT_SCALE) ** 2)
         posture = jnp.exp(-jnp.sum((ctx.q[self._jq] - self._q_stand) ** 2) / POSTURE_SCALE)
-        reward = jnp.maximum(upright, 0.0) * height * (1.0 + posture) / 2.0 \
+        R = self._R_WB(ctx)
+        heading = R[:2, 0] / jnp.maximum(jnp.linalg.norm(R[:2, 0]), 1e-9)  # the trunk's x, level
+        v_xy = ctx.v[self._base_v + 3:self._base_v + 5]
+        forward = heading @ v_xy
+        lateral = heading[0] * v_xy[1] - heading[1] * v_xy[0]
+        if self.target_speed is None:
+            gain = (1.0 + posture) / 2.0
+        else:
+            tracking = jnp.exp(-((forward - self.target_speed) ** 2 + lateral ** 2)
+                               / VELOCITY_SCALE)
+            gain = (tracking + posture) / 2.0
+        reward = jnp.maximum(upright, 0.0) * height * gain \
             - ACTION_COST * jnp.sum(a ** 2) / a.shape[0]
-        fallen = (z < 0.5 * self._z_stand) | (upright < _FALLEN_UPRIGHT)
-        new = state.replace(pipeline_state=ctx, obs=self._observe(ctx), reward=reward,
-                            done=fallen.astype(reward.dtype),
-                            metrics={**state.metrics, "height": z, "upright": upright})
-        return self.guard(state, ok, new)
+        return reward, (z, upright, forward)
 
     def _R_WB(self, ctx):
         return quaternion_to_rotation(ctx.q[self._base_q:self._base_q + 4])
