@@ -5,7 +5,9 @@ Each notebook runs in a fresh kernel from the notebooks/ folder under its own ti
 expected to take over a minute are marked slow (still run in CI). Figures go to a temporary
 folder (``JAXBODY_FIGURE_DIR``), so a test run leaves the committed PNGs in notebooks/figures/
 untouched. ``JAXBODY_NOTEBOOK_BATCH=512`` runs the batched-rollouts notebook on 512 of its 4096
-environments: the same code paths at an eighth of the work.
+environments: the same code paths at an eighth of the work. ``JAXBODY_NOTEBOOK_QUICK=1`` runs
+the learning notebook at its small settings: the cart-pole PPO and the push task's policy
+gradients at the budgets its assertions need, the rest a few iterations.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ class Limit(NamedTuple):
 LIMITS = {
     "batched_rollouts.ipynb": Limit(600, 60, ("example-robot-data",)),
     "mass_identification.ipynb": Limit(600, 150, ("example-robot-data",)),
+    "learning.ipynb": Limit(900, 300, ("brax", "example-robot-data")),
 }
 DEFAULT_LIMIT = Limit(600, 600)
 
@@ -57,6 +60,7 @@ def test_notebook_runs(path, limit, tmp_path, monkeypatch):
         pytest.skip(f"{path.name} needs {', '.join(missing)}")
     monkeypatch.setenv("JAXBODY_FIGURE_DIR", str(tmp_path))
     monkeypatch.setenv("JAXBODY_NOTEBOOK_BATCH", "512")
+    monkeypatch.setenv("JAXBODY_NOTEBOOK_QUICK", "1")
     nb = nbformat.read(path, as_version=4)
     client = nbclient.NotebookClient(nb, timeout=limit.seconds, kernel_name="python3",
                                      resources={"metadata": {"path": str(NOTEBOOKS)}})
