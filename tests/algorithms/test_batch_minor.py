@@ -64,6 +64,25 @@ def test_whole_batch_layout_of_a_gpu_matches(drake_case):
     assert dispatch.chunk_size() == 3
 
 
+def test_a_batch_under_min_batch_runs_the_vmapped_reference(drake_case):
+    """Below `dispatch.MIN_BATCH` members `jax.vmap` runs the per-sample reference (no chunk
+    loop even with chunks of 3), from it the kernel; both equal the reference."""
+    c = drake_case
+    old = dispatch.set_min_batch(8)
+    try:
+        fn = jax.jit(jax.vmap(c["fast"]))
+        small = [x[:7] for x in (c["Q"], c["V"], c["T"], c["F"])]
+        assert "while" not in fn.lower(*small).as_text()
+        assert _rel(fn(*small), c["expected"][:7]) < TOL
+        assert "while" in fn.lower(c["Q"], c["V"], c["T"], c["F"]).as_text()  # 8: the kernel
+    finally:
+        assert dispatch.set_min_batch(old) == 8
+    for bad in (0, 2.5, "8", True):
+        with pytest.raises(ValueError, match="set_min_batch: members must be an int >= 1"):
+            dispatch.set_min_batch(bad)
+    assert dispatch.MIN_BATCH == 1  # the module's setting again
+
+
 def test_unbatched_call_is_the_reference(case):
     c = case
     args = (c["Q"][0], c["V"][0], c["T"][0], c["F"][0])

@@ -27,10 +27,20 @@ def rel(a, b):
 
 def small_chunks():
     """(A fixture body.) Chunks of 3 members, so that a batch of 8 runs three chunks, the last
-    one padded; the dispatcher's compiled functions are rebuilt before and after."""
+    one padded, and the kernel at every batch size (`dispatch.MIN_BATCH` = 1); the dispatcher's
+    compiled functions are rebuilt before and after."""
     old = dispatch.set_chunk(jax.default_backend(), 3)
+    old_min = dispatch.set_min_batch(1)
     yield
     dispatch.set_chunk(jax.default_backend(), old)
+    dispatch.set_min_batch(old_min)
+
+
+def kernel_at_every_batch():
+    """(A fixture body.) `jax.vmap` runs the batch-minor kernel whatever the batch's size."""
+    old = dispatch.set_min_batch(1)
+    yield
+    dispatch.set_min_batch(old)
 
 
 @functools.cache

@@ -187,7 +187,7 @@ def test_vmap_and_gradients():
     spec, _, rng = _trees()[1]
     plant = rt.build_jaxbody(spec)
     base = plant.CreateDefaultContext()
-    qs = jnp.asarray(np.stack([rt.random_state(rng, plant)[0] for _ in range(4)]))
+    qs = jnp.asarray(np.stack([rt.random_state(rng, plant)[0] for _ in range(8)]))  # the kernel's batch
     v = jnp.asarray(rng.normal(size=plant.num_velocities()))
 
     def fd(q):

@@ -302,7 +302,7 @@ def test_vmap_and_gradients_on_the_autodiff_path():
     plant = rt.build_jaxbody(spec)
     assert not analytic_state_derivatives(plant.compiled_model())
     base = plant.CreateDefaultContext()
-    qs = jnp.asarray(np.stack([rt.random_state(rng, plant)[0] for _ in range(4)]))
+    qs = jnp.asarray(np.stack([rt.random_state(rng, plant)[0] for _ in range(8)]))  # the kernel's batch
     v = jnp.asarray(rng.normal(size=plant.num_velocities()))
 
     def fd(q):

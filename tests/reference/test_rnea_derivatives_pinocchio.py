@@ -16,8 +16,12 @@ pin = pytest.importorskip("pinocchio")
 pytest.importorskip("pydrake")
 
 from benchmarks import models, urdf_models  # noqa: E402
+from tests.helpers.batch_minor_cases import kernel_at_every_batch  # noqa: E402
 
 REL_TOL = 1e-10
+# Batches of 2 and 3 run the batch-minor kernels here, as large batches do (not the vmapped
+# reference that small batches take by default).
+kernel_at_every_batch = pytest.fixture(scope="module", autouse=True)(kernel_at_every_batch)
 
 
 @pytest.mark.parametrize("name", ["panda", "ur5"])

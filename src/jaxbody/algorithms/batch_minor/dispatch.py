@@ -7,12 +7,14 @@ take one sample (Drake's per-sample shapes) and return v̇ (nv,), τ (nv,), M (n
 `jax.custom_batching.custom_vmap` rule takes over: the batch is moved to the last axis
 (components first, see `algebra.py`) and, on a CPU, cut into chunks of `CHUNKS` ``["cpu"]``
 members that stay in cache and run one after the other (`lax.map`); each chunk runs the
-batch-minor kernel. On a GPU the whole batch is one chunk (a loop of small chunks would leave the
-device idle between them); `chunk_size` says which. Unbatched
-parameters are shared by all members, not copied. Derivatives come from a `jax.custom_jvp`
-around it whose rule differentiates the per-sample reference, so `jax.jvp`, `jax.grad` and
-their vmaps never differentiate the batched rule; nested `vmap`s run the rule at the innermost
-level and batch it at the outer ones.
+batch-minor kernel. A batch of fewer than `MIN_BATCH` members runs the per-sample reference
+under `jax.vmap` instead: it compiles 3-4x faster than the kernel (go1's M, ID and v̇: 6.6 s
+against 22 s) and runs within 1.2-1.6x of it there (faster at one member). On a GPU the whole
+batch is one chunk (a loop of small chunks would leave the device idle between them);
+`chunk_size` says which. Unbatched parameters are shared by all members, not copied.
+Derivatives come from a `jax.custom_jvp` around it whose rule differentiates the per-sample
+reference, so `jax.jvp`, `jax.grad` and their vmaps never differentiate the batched rule;
+nested `vmap`s run the rule at the innermost level and batch it at the outer ones.
 
 Arguments: the per-member ones first (the state and inputs, broadcast to every member when
 unbatched), then optional ones (None when absent), then the parameters
@@ -38,6 +40,22 @@ from jaxbody.algorithms.spatial import wrench_about_origin
 CHUNKS = {"cpu": 32}  # members per batch-minor chunk by platform (absent: the whole batch). CPU:
 # one core, float64, measured best or tied for ABA, CRBA and the RNEA derivatives on panda (ABA
 # 3.5 against 6.1 µs per sample at 64), go1 and G1
+
+
+MIN_BATCH = 8  # members from which `jax.vmap` runs the batch-minor kernel; below, the reference.
+# go1, float64, one core (µs per call, kernel / vmapped reference): B = 1 M 125/92, v̇ 221/152;
+# B = 4 M 208/302, v̇ 245/286; B = 8 M 228/378, v̇ 273/444; B = 32 M 547/1169, v̇ 399/1291
+
+
+def set_min_batch(members):
+    """Sets `MIN_BATCH` (1: every vmap runs the batch-minor kernel) for the functions traced
+    from now on; returns the previous value."""
+    global MIN_BATCH
+    if not isinstance(members, (int, np.integer)) or isinstance(members, bool) or members < 1:
+        raise ValueError(f"set_min_batch: members must be an int >= 1; got {members!r}")
+    old, MIN_BATCH = MIN_BATCH, int(members)
+    _function.cache_clear()
+    return old
 
 
 def chunk_size():
@@ -199,6 +217,9 @@ def _function(name, topo, present):
 
     @f.def_vmap
     def f_vmap(axis_size, in_batched, *args):
+        if axis_size < MIN_BATCH:  # a small batch: the reference, vmapped
+            out = jax.vmap(ref, in_axes=[0 if b else None for b in in_batched])(*args)
+            return out, jax.tree_util.tree_map(lambda _: True, out)
         args, batched = full(args), full(in_batched)
         for i in range(num_member):  # every member needs its own state and inputs
             if args[i] is not None and not batched[i]:
