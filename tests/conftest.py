@@ -33,6 +33,19 @@ def pytest_configure(config):
                 "would be skipped. Install them with pip install -e \".[test,reference,rl]\".")
 
 
+# Files that take minutes, handed to the two pytest-xdist workers first (addopts has
+# --no-loadscope-reorder, so files go out in collection order): started last, the notebooks
+# (about 11 minutes on one worker) left the other worker idle at the end of the run.
+SLOW_FILES_FIRST = ("tests/test_notebooks.py", "tests/test_cli_first_hour.py",
+                    "tests/geometry/test_hull_pair.py", "tests/algorithms/test_batch_minor.py",
+                    "tests/reference/test_urdf_dynamics.py")
+
+
+def pytest_collection_modifyitems(config, items):
+    rank = {f: i for i, f in enumerate(SLOW_FILES_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))  # stable
+
+
 # Clear JAX's caches once a worker holds this many memory mappings: a third of Linux's default
 # limit, with room for the largest module's compilations (the reference tests grew by under
 # 5,000 per module). Below it, compiled functions stay shared across modules.
