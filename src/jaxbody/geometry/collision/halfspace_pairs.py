@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
-from jaxbody.geometry.collision._util import ContactPoints, deepest, safe_normalize, to_world
+from jaxbody.geometry.collision._util import BIG, ContactPoints, deepest, safe_normalize, to_world
 from jaxbody.geometry.collision.ellipsoid import ellipsoid_support
 
 CYLINDER_RIM_POINTS = 6
@@ -38,10 +38,17 @@ def _plane_points(X_WH, p_WQ, rho, valid, single_point):
 
 
 def halfspace_polytope(params_a, X_WA, params_b, X_WB, single=False) -> ContactPoints:
-    """Half space A against a Box or Convex B: one point per vertex of B."""
+    """Half space A against a Box or Convex B: one point per vertex of B; with ``single`` the
+    deepest vertex, found in B's frame (the plane's normal taken into B, one multiply-add per
+    vertex coordinate) so that only that vertex goes to the world."""
     del params_a
-    p_WV = to_world(X_WB, params_b["vertices"])
-    return _plane_points(X_WA, p_WV, 0.0, params_b["vertex_mask"], single)
+    V, mask = params_b["vertices"], params_b["vertex_mask"]
+    if not single:
+        return _plane_points(X_WA, to_world(X_WB, V), 0.0, mask, False)
+    z_B = X_WB[0].T @ X_WA[0][:, 2]
+    height = V[:, 0] * z_B[0] + V[:, 1] * z_B[1] + V[:, 2] * z_B[2]  # + a constant
+    i = jnp.argmin(jnp.where(mask, height, BIG))
+    return _plane_points(X_WA, to_world(X_WB, V[i][None]), 0.0, jnp.any(mask)[None], False)
 
 
 def halfspace_capsule(params_a, X_WA, params_b, X_WB, single=False) -> ContactPoints:
