@@ -106,13 +106,20 @@ def test_box_resting_on_halfspace_has_four_corners_at_zero():
     np.testing.assert_allclose(c["phi"][bottom], 0.0, atol=TOL)
     np.testing.assert_allclose(c["phi"][~bottom], 0.6, atol=TOL)
     np.testing.assert_allclose(c["nhat_BA_W"], np.tile([0, 0, 1.0], (8, 1)))
-    s = _np(compute_pair(Box(0.4, 1.0, 0.6), pose(rpy=(0.3, 0.2, 0.1), p=(0, 0, 0.2)), HalfSpace(),
-                         ORIGIN, single=True))
-    assert s["phi"].shape == (1,) and s["phi"][0] == pytest.approx(c["phi"].min() - 0.1
-                                                                   + 0.1, abs=1) or True
-    full = _np(compute_pair(Box(0.4, 1.0, 0.6), pose(rpy=(0.3, 0.2, 0.1), p=(0, 0, 0.2)),
-                            HalfSpace(), ORIGIN))
-    assert s["phi"][0] == pytest.approx(full["phi"].min(), abs=TOL)
+
+
+@pytest.mark.parametrize("rpy", [(0.3, 0.2, 0.1), (-1.1, 0.7, 2.5), (2.9, -0.4, -1.3)])
+def test_single_point_on_halfspace_is_the_deepest_of_the_full_set(box_mesh, rpy):
+    """The one point per pair (found in the body's frame) is the full set's deepest vertex:
+    every field, for a Box and the same box as a Convex hull."""
+    X = pose(rpy=rpy, p=(0.1, -0.2, 0.2))
+    for shape in (Box(0.4, 1.0, 0.6), box_mesh):
+        full = _np(compute_pair(shape, X, HalfSpace(), ORIGIN))
+        one = _np(compute_pair(shape, X, HalfSpace(), ORIGIN, single=True))
+        i = np.argmin(np.where(full["valid"], full["phi"], np.inf))
+        assert one["phi"].shape == (1,) and one["valid"].all()
+        for k in ("phi", "p_WCa", "p_WCb", "nhat_BA_W"):
+            np.testing.assert_allclose(one[k][0], full[k][i], atol=TOL)
 
 
 def test_box_and_convex_on_halfspace_agree(box_mesh):
