@@ -145,7 +145,7 @@ SAP solve (the implicit function theorem at each solve, no smoothing). Evaluated
 goals. PPO gets the same task and episode length."""),
     ("code", """push = E.make("push")
 BATCH, HORIZON = 16, 50
-APG_ITERATIONS = 80 if QUICK else 300
+APG_ITERATIONS = 60 if QUICK else 300
 reset_b, step_b = jax.vmap(push.reset), jax.vmap(push.step)
 
 def init_mlp(key, sizes=(14, 32, 2)):

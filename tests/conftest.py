@@ -4,19 +4,17 @@ error, not a skipped cross-check."""
 import gc
 import os
 
-# The suite's time is mostly XLA compiling (82% of the wall time measured on the rollout, SAP and
-# implicit-dynamics files), and the tests check values, not speed: compile at LLVM's lowest
-# optimization level with the classic loop emitters, about a quarter less time per compile. Set
-# before JAX starts its backend, so subprocesses (CLI, notebooks) inherit it; a benchmark's smoke
-# test runs the same code, only slower. JAXBODY_TEST_FULL_OPT=1 keeps XLA's defaults.
-TEST_XLA_FLAGS = "--xla_backend_optimization_level=0 --xla_cpu_use_fusion_emitters=false"
-if os.environ.get("JAXBODY_TEST_FULL_OPT") != "1":
-    os.environ["XLA_FLAGS"] = f"{TEST_XLA_FLAGS} {os.environ.get('XLA_FLAGS', '')}".strip()
-
-import jax  # noqa: E402
 import pytest
 
+from tests.helpers import compile_flags
 from tests.helpers.installed import missing_distributions, missing_modules
+
+# Compile at XLA's lowest LLVM optimization level (tests/helpers/compile_flags.py says why), set
+# before JAX starts its backend so that subprocesses (CLI, notebooks) inherit it.
+# JAXBODY_TEST_FULL_OPT=1 keeps XLA's defaults.
+compile_flags.apply_to_environment()
+
+import jax  # noqa: E402  (after the flags)
 
 jax.config.update("jax_enable_x64", True)
 

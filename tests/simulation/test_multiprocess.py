@@ -15,6 +15,8 @@ import time
 import numpy as np
 import pytest
 
+from tests.helpers import compile_flags
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TIMEOUT_S = 120  # per launch: both processes must be done by then, or both are killed
 
@@ -86,6 +88,8 @@ def _start(tmp_path, name, num_processes, perturb=None):
     returns the processes and where process 0 writes its gathered results."""
     out = tmp_path / f"{name}.npy"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("JAXBODY_", "XLA_FLAGS"))}
+    if compile_flags.in_effect():  # the suite's compile flags, nothing else of XLA_FLAGS
+        env["XLA_FLAGS"] = compile_flags.in_effect()
     env.update(JAX_PLATFORMS="cpu", PYTHONPATH=os.pathsep.join([ROOT, os.path.join(ROOT, "src")]),
                # the perturbed pair compiles what the first pair compiled: reuse it
                JAX_COMPILATION_CACHE_DIR=str(tmp_path.parent / "jax_cache"),

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from jaxbody.simulation.sharding import batch_mesh, shard_batch, sharded_vmap
+from tests.helpers import compile_flags
 
 SCRIPT = textwrap.dedent("""
     import sys
@@ -44,8 +45,8 @@ SCRIPT = textwrap.dedent("""
 
 
 def _run(tmp_path, n_devices):
-    env = dict(os.environ, XLA_FLAGS=f"--xla_force_host_platform_device_count={n_devices}",
-               JAX_PLATFORMS="cpu")
+    flags = f"{compile_flags.in_effect()} --xla_force_host_platform_device_count={n_devices}"
+    env = dict(os.environ, XLA_FLAGS=flags.strip(), JAX_PLATFORMS="cpu")
     out = tmp_path / f"out{n_devices}.npy"
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     res = subprocess.run([sys.executable, "-c", SCRIPT, str(out)], env=env, cwd=root,
