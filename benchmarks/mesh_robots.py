@@ -128,6 +128,7 @@ def run_jaxbody(urdf, weld, self_collision, steps, repeats, posture=None):
 
     import jaxbody as jb
 
+    jax.config.update("jax_enable_x64", True)  # float64, as Drake (without it: float32)
     plant = jb.MultibodyPlant(DT)
     jb.Parser(plant).AddModels(urdf)
     robot = [g.geometry_id() for g in plant.GetGeometries(jb.Role.kProximity)]
@@ -158,7 +159,7 @@ def run_jaxbody(urdf, weld, self_collision, steps, repeats, posture=None):
         times.append(time.perf_counter() - t)
     cost = plant.get_contact_query_cost()
     return q0, np.asarray(r.final_state[:plant.num_positions()]), dict(
-        compile_s=compile_s, run_s=float(np.median(times)),
+        compile_s=compile_s, run_s=float(np.median(times)), dtype=str(r.final_state.dtype),
         converged=bool(np.all(np.asarray(r.converged) == 1.0)),
         candidate_pairs=cost.candidate_pairs, evaluated_pairs=cost.evaluated_pairs,
         gjk_epa_pairs=cost.gjk_epa_pairs)
