@@ -227,6 +227,8 @@ def main(argv=None):
     args = ap.parse_args(argv)
     if args.quick:
         args.robots, args.steps, args.repeats = ["go2"], 50, 1
+    if args.steps < 1 or args.repeats < 1:
+        ap.error(f"--steps and --repeats must be >= 1, got {args.steps} and {args.repeats}")
     if example_robot_data_dir() is None:
         raise SystemExit("example-robot-data is not installed (pip install example-robot-data)")
     rows = []

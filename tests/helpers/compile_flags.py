@@ -22,10 +22,23 @@ def without_test_flags(xla_flags: str) -> str:
     return " ".join(xla_flags.replace(TEST_XLA_FLAGS, " ").split())
 
 
+def full_optimization_requested(environ=os.environ) -> bool:
+    """Whether JAXBODY_TEST_FULL_OPT asks for XLA's defaults ("1"/"true"; unset, "", "0" or
+    "false": the suite's flags); any other value is refused, naming the variable."""
+    value = environ.get("JAXBODY_TEST_FULL_OPT", "").strip().lower()
+    if value in ("", "0", "false"):
+        return False
+    if value in ("1", "true"):
+        return True
+    raise ValueError(f"JAXBODY_TEST_FULL_OPT={environ['JAXBODY_TEST_FULL_OPT']!r}: expected 1 or "
+                     "true (XLA's default optimization), 0, false or unset (the suite's flags)")
+
+
 def apply_to_environment(environ=os.environ) -> None:
-    """Puts the flags in ``environ["XLA_FLAGS"]`` unless JAXBODY_TEST_FULL_OPT=1."""
-    if environ.get("JAXBODY_TEST_FULL_OPT") != "1":
-        environ["XLA_FLAGS"] = with_test_flags(environ.get("XLA_FLAGS", ""))
+    """Puts the flags in ``environ["XLA_FLAGS"]`` (once) unless `full_optimization_requested`."""
+    flags = environ.get("XLA_FLAGS", "")
+    if not full_optimization_requested(environ) and TEST_XLA_FLAGS not in flags:
+        environ["XLA_FLAGS"] = with_test_flags(flags)
 
 
 def in_effect(environ=os.environ) -> str:
