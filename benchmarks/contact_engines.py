@@ -294,14 +294,32 @@ class MujocoContact:
         """``plant``: the scene's Drake (or jaxbody) plant, for the q/v layout."""
         import mujoco
 
-        self.mj = mujoco
-        self.model = mujoco.MjModel.from_xml_string(mjcf(scene))
+        joints = [(kind, name, qs, vs) for (kind, name), (_, qs, vs)
+                  in zip(_joints(scene), joint_layout(scene, plant))]
+        self._attach(mujoco.MjModel.from_xml_string(mjcf(scene)), joints)
+
+    @classmethod
+    def of_model(cls, model, joints):
+        """The engine of a compiled ``MjModel`` whose joints are ``joints``: [(kind ("free" or
+        one-dof), MuJoCo joint name, our q start, our v start)], every joint of the model."""
+        if len(joints) != model.njnt:
+            raise ValueError(f"MuJoCo model has {model.njnt} joints, the layout {len(joints)}")
+        self = cls.__new__(cls)
+        self._attach(model, joints)
+        return self
+
+    def _attach(self, model, joints):
+        import mujoco
+
+        self.mj, self.model = mujoco, model
         self.data = mujoco.MjData(self.model)
         self.spec_state = mujoco.mjtState.mjSTATE_FULLPHYSICS
         self.nstate = mujoco.mj_stateSize(self.model, self.spec_state)
         self.joints = []  # (kind, our q start, our v start, mj qpos adr, mj dof adr)
-        for (kind, name), (_, qs, vs) in zip(_joints(scene), joint_layout(scene, plant)):
+        for kind, name, qs, vs in joints:
             jid = mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_JOINT, name)
+            if jid < 0:
+                raise ValueError(f"MuJoCo model has no joint named {name!r}")
             self.joints.append((kind, qs, vs, self.model.jnt_qposadr[jid],
                                 self.model.jnt_dofadr[jid]))
 

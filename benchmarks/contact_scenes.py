@@ -273,9 +273,12 @@ def linear_policy(t, x, params):
 
 def jaxbody_rollout_inputs(scene: Scene, plant, num_steps, dtype=None):
     """(controller, params, controls) of `jaxbody.discrete_rollout` that drive the plant as
-    `drake_velocities` does: the quadruped's PD law, or the arm's constant actuation."""
+    `drake_velocities` does: the quadruped's PD law, or the arm's constant actuation;
+    ``scene`` None: none (a limp model)."""
     import jax.numpy as jnp
 
+    if scene is None:
+        return None, None, None
     if scene.quadruped:
         D, y0 = pd_controller(scene, plant)
         return linear_policy, (jnp.asarray(D, dtype), jnp.asarray(y0, dtype)), None

@@ -24,7 +24,7 @@ for p in manylinux_2_28 manylinux_2_27 manylinux_2_17 manylinux2014 manylinux1; 
   PLATFORMS+=(--platform "${p}_x86_64")
 done
 mkdir -p .whl
-grep -qxF /.whl/ .git/info/exclude 2>/dev/null || echo /.whl/ >> .git/info/exclude
+GD=$(git rev-parse --git-dir); mkdir -p "$GD/info"; grep -qxF /.whl/ "$GD/info/exclude" 2>/dev/null || echo /.whl/ >> "$GD/info/exclude"
 "$PY" -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
   "${PLATFORMS[@]}" -d .whl "${WHEELS[@]}"
 ls -l .whl

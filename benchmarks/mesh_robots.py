@@ -18,7 +18,10 @@ on shallow contact, see docs/differences_from_drake.md).
 Timed: jaxbody ``jax.jit(discrete_rollout)`` over ``--steps`` steps (compile apart, median of
 ``--repeats`` runs), Drake ``Simulator.AdvanceTo`` from a fresh context (median of ``--repeats``
 runs after an untimed one). The ratio ``jaxbody/drake`` > 1 means jaxbody
-is faster; the target is >= 1 at batch 1. MuJoCo is not run here yet. JSON rows go to
+is faster; the target is >= 1 at batch 1. MuJoCo C (``mujoco.rollout``, one thread) runs the
+same hulls with its own soft contact (`mesh_scenes`; ``speedup_vs_mujoco``, speed only; skip it
+with ``--no-mujoco``). ``--write-hulls DIR`` only writes the hull URDFs (``benchmarks.gpu``'s
+mesh scenes read them). JSON rows go to
 ``benchmarks/results/mesh_robots_<machine>.json`` (``speedup_vs_drake`` per robot, in the README's
 table).
 """
@@ -30,97 +33,25 @@ import datetime
 import json
 import os
 import platform
-import re
 import tempfile
 import time
 
 import numpy as np
 
+from benchmarks.mesh_scenes import (
+    DROP,
+    DT,
+    MU,
+    POSTURES,
+    ROBOTS,
+    STIFFNESS,
+    TAU,
+    hull_urdf,
+    initial_q,
+    jaxbody_plant,
+    mujoco_engine,
+)
 from benchmarks.robot_files import example_robot_data_dir
-
-ROBOTS = {  # name: (URDF under robots/, weld the base, self-collision)
-    "panda": ("panda_description/urdf/panda.urdf", True, True),  # from POSTURES["panda"]
-    "go2": ("go2_description/urdf/go2.urdf", False, False),
-    "g1": ("g1_description/urdf/g1_29dof_rev_1_0.urdf", False, False),
-    "talos": ("talos_data/robots/talos_full_v2.urdf", False, False),
-}
-POSTURES = {  # joint positions other than zero (the panda's zero posture folds its hand
-    # 0.2 m deep into its forearm's hull: a ready pose instead)
-    "panda": {"panda_joint2": -0.785, "panda_joint4": -2.356, "panda_joint6": 1.571,
-              "panda_joint7": 0.785, "panda_finger_joint1": 0.02, "panda_finger_joint2": 0.02},
-}
-STIFFNESS, TAU, MU, DT, DROP = 2e5, 0.01, 1.0, 1e-3, 0.005
-PROPS = (f"<drake:proximity_properties><drake:point_contact_stiffness value=\"{STIFFNESS:g}\"/>"
-         f"<drake:relaxation_time value=\"{TAU:g}\"/><drake:mu_dynamic value=\"{MU:g}\"/>"
-         f"<drake:mu_static value=\"{MU:g}\"/></drake:proximity_properties>")
-
-
-def hull_urdf(robot: str, folder: str) -> str:
-    """The robot's URDF with OBJ convex hulls for collision, no visuals, the shared contact
-    properties; returns its path in ``folder``."""
-    import trimesh
-
-    erd = example_robot_data_dir()
-    src = os.path.join(erd, "robots", ROBOTS[robot][0])
-    text = open(src).read()
-    text = re.sub(r"<visual\b.*?</visual>", "", text, flags=re.S)
-    if 'xmlns:drake' not in text:
-        text = re.sub(r"<robot\b", '<robot xmlns:drake="http://drake.mit.edu"', text, count=1)
-    hulls = {}
-
-    def resolve(uri):
-        for prefix in ("package:///example-robot-data/", "package://example-robot-data/"):
-            if uri.startswith(prefix):
-                return os.path.join(erd, uri[len(prefix):])
-        return os.path.normpath(os.path.join(os.path.dirname(src), uri))
-
-    def collision(match):
-        block = match.group(0)
-        m = re.search(r'filename="([^"]+)"', block)
-        if m:
-            mesh = resolve(m.group(1))
-            if mesh not in hulls:
-                hulls[mesh] = os.path.join(folder, f"hull{len(hulls)}.obj")
-                loaded = trimesh.load(mesh, force="mesh")
-                loaded.convex_hull.export(hulls[mesh])
-            block = block.replace(m.group(0), f'filename="{hulls[mesh]}"')
-            block = re.sub(r'\s*scale="[^"]*"', "", block)  # the hull is exported unscaled
-        return block.replace("</collision>", PROPS + "</collision>")
-
-    text = re.sub(r"<collision\b.*?</collision>", collision, text, flags=re.S)
-    path = os.path.join(folder, f"{robot}_hulls.urdf")
-    with open(path, "w") as f:
-        f.write(text)
-    return path
-
-
-def _q0(plant, jb, posture=None):
-    """Zero posture (or ``posture``: joint name -> position) clamped into the joint limits,
-    the free base lifted DROP above the ground (its lowest geometry), with jaxbody's plant;
-    returns q0 (nq,)."""
-    from jaxbody.cli.models import lowest_point
-
-    ctx = plant.CreateDefaultContext()
-    q = np.asarray(ctx.q, float).copy()
-    for i in range(plant.num_joints()):
-        j = plant.get_joint(jb.JointIndex(i))
-        if j.num_positions() == 1:
-            lo, hi = j.position_lower_limits()[0], j.position_upper_limits()[0]
-            q[j.position_start()] = np.clip((posture or {}).get(j.name(), 0.0), lo, hi)
-    ctx = plant.SetPositions(ctx, q)
-    bases = list(plant.GetFloatingBaseBodies())
-    if bases:
-        world = plant.world_body().index()
-        lowest = min(lowest_point(g.shape(), np.asarray(
-            plant.EvalBodyPoseInWorld(ctx, g.body()).GetAsMatrix4())
-            @ np.asarray(g.pose_in_body().GetAsMatrix4()))
-            for g in plant.GetGeometries(jb.Role.kProximity) if g.body().index() != world)
-        lift = DROP - lowest
-        j = [plant.get_joint(jb.JointIndex(i)) for i in range(plant.num_joints())
-             if plant.get_joint(jb.JointIndex(i)).num_positions() == 7][0]
-        q = np.asarray(ctx.q, float).copy()
-        q[j.position_start() + 6] += lift
-    return q
 
 
 def run_jaxbody(urdf, weld, self_collision, steps, repeats, posture=None):
@@ -130,23 +61,8 @@ def run_jaxbody(urdf, weld, self_collision, steps, repeats, posture=None):
     import jaxbody as jb
 
     jax.config.update("jax_enable_x64", True)  # float64, as Drake (without it: float32)
-    plant = jb.MultibodyPlant(DT)
-    jb.Parser(plant).AddModels(urdf)
-    robot = [g.geometry_id() for g in plant.GetGeometries(jb.Role.kProximity)]
-    if weld:
-        base = plant.GetBodyByName("panda_link0")
-        plant.WeldFrames(plant.world_frame(), base.body_frame())
-    if not self_collision:
-        group = ("robot", jb.GeometrySet(robot))
-        plant.ExcludeCollisionGeometriesWithCollisionFilterGroupPair(group, group)
-    props = jb.ProximityProperties()
-    jb.AddContactMaterial(point_stiffness=STIFFNESS, friction=jb.CoulombFriction(MU, MU),
-                          properties=props)
-    props.AddProperty("material", "relaxation_time", TAU)
-    plant.RegisterCollisionGeometry(plant.world_body(), jb.RigidTransform(), jb.HalfSpace(),
-                                    "ground", props)
-    plant.Finalize()
-    q0 = _q0(plant, jb, posture)
+    plant = jaxbody_plant(urdf, weld, self_collision)
+    q0 = initial_q(plant, posture)
     ctx = plant.CreateDefaultContext().replace(q=jnp.asarray(q0))
     roll = jax.jit(lambda c: jb.discrete_rollout(plant, c, num_steps=steps,
                                                  save_trajectory=False))
@@ -217,6 +133,28 @@ def run_drake(urdf, weld, self_collision, q0, steps, repeats=1):
     return np.asarray(plant.GetPositions(pc)), dict(run_s=float(np.median(times[1:])))
 
 
+def run_mujoco(urdf, weld, self_collision, q0, steps, repeats):
+    """MuJoCo C (``mujoco.rollout``, one thread) on the same hulls, from q0 at rest: the median
+    of ``repeats`` runs (after an untimed one); its own soft contact (`mesh_scenes`), so its
+    final state is not compared."""
+    plant = jaxbody_plant(urdf, weld, self_collision)  # for the q/v layout
+    engine = mujoco_engine(urdf, plant, weld, self_collision)
+    v0 = np.zeros(plant.num_velocities())
+    call = engine.rollout_call(q0[None], v0[None], steps)
+    times = []
+    for _ in range(repeats + 1):
+        t = time.perf_counter()
+        call()
+        times.append(time.perf_counter() - t)
+    return dict(run_s=float(np.median(times[1:])), ngeom=int(engine.model.ngeom))
+
+
+def write_hulls(robots, folder, max_vertices):
+    """Writes each robot's `hull_urdf` (and hulls) into ``folder``; returns the paths."""
+    os.makedirs(folder, exist_ok=True)
+    return [hull_urdf(r, folder, max_vertices) for r in robots]
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--robots", nargs="+", default=list(ROBOTS), choices=list(ROBOTS))
@@ -224,6 +162,11 @@ def main(argv=None):
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--quick", action="store_true", help="go2 only, 50 steps, one repeat")
     ap.add_argument("--out", default=None, help="JSON path (default: benchmarks/results/...)")
+    ap.add_argument("--no-mujoco", action="store_true", help="Drake only beside jaxbody")
+    ap.add_argument("--write-hulls", metavar="DIR",
+                    help="only write the robots' hull URDFs into DIR (for benchmarks.gpu)")
+    ap.add_argument("--max-hull-vertices", type=int,
+                    help="with --write-hulls: simplify each hull to this many vertices")
     args = ap.parse_args(argv)
     if args.quick:
         args.robots, args.steps, args.repeats = ["go2"], 50, 1
@@ -231,6 +174,10 @@ def main(argv=None):
         ap.error(f"--steps and --repeats must be >= 1, got {args.steps} and {args.repeats}")
     if example_robot_data_dir() is None:
         raise SystemExit("example-robot-data is not installed (pip install example-robot-data)")
+    if args.write_hulls:
+        for path in write_hulls(args.robots, args.write_hulls, args.max_hull_vertices):
+            print(path)
+        return []
     rows = []
     with tempfile.TemporaryDirectory() as folder:
         for robot in args.robots:
@@ -248,12 +195,19 @@ def main(argv=None):
                        max_dq=float(np.abs(q_jb - q_dk).max()), **{
                            k: v for k, v in jb_info.items() if k not in ("run_s", "compile_s")})
             row["speedup_vs_drake"] = row["jaxbody_steps_per_s"] / row["drake_steps_per_s"]
+            if not args.no_mujoco:
+                mj_info = run_mujoco(urdf, weld, self_collision, q0, args.steps, args.repeats)
+                row["mujoco_steps_per_s"] = args.steps / mj_info["run_s"]
+                row["speedup_vs_mujoco"] = row["jaxbody_steps_per_s"] / row["mujoco_steps_per_s"]
             rows.append(row)
             print(f"{robot:6s} jaxbody {row['jaxbody_steps_per_s']:8.0f} steps/s (compile "
                   f"{row['jaxbody_compile_s']:.1f} s)  Drake {row['drake_steps_per_s']:8.0f}  "
                   f"ratio {row['speedup_vs_drake']:.2f}  max|dq| {row['max_dq']:.1e}  pairs "
                   f"{row['evaluated_pairs']}/{row['candidate_pairs']} (GJK/EPA "
-                  f"{row['gjk_epa_pairs']})", flush=True)
+                  f"{row['gjk_epa_pairs']})"
+                  + (f"  MuJoCo {row['mujoco_steps_per_s']:8.0f} (ratio "
+                     f"{row['speedup_vs_mujoco']:.3f})" if "mujoco_steps_per_s" in row else ""),
+                  flush=True)
     out = args.out or os.path.join(os.path.dirname(__file__), "results",
                                    f"mesh_robots_{platform.system().lower()}-"
                                    f"{platform.machine()}-{os.cpu_count()}cpu.json")
@@ -267,10 +221,12 @@ def main(argv=None):
         benchmark="mesh_robots",
         created=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         machine={**machine_info(), "load_average": list(os.getloadavg())},
-        versions={"jax": jax.__version__, "drake": importlib.metadata.version("drake")},
+        versions={"jax": jax.__version__, "drake": importlib.metadata.version("drake"),
+                  "mujoco": None if args.no_mujoco else importlib.metadata.version("mujoco")},
         settings=dict(robots=args.robots, steps=args.steps, repeats=args.repeats, dt=DT,
                       point_contact_stiffness=STIFFNESS, relaxation_time=TAU, mu=MU, drop=DROP),
-        ratio="speedup_vs_drake: jaxbody steps/s / Drake steps/s (> 1: jaxbody faster), "
+        ratio="speedup_vs_drake (speedup_vs_mujoco): jaxbody steps/s / Drake's (MuJoCo C's, "
+              "one thread, its own soft contact) (> 1: jaxbody faster), "
               "both engines in one process, jaxbody float64",
         results=rows)
     with open(out, "w") as f:
