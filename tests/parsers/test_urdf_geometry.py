@@ -212,3 +212,23 @@ def test_package_map(package, tmp_path):
         assert env.Contains("pkg")
     finally:
         del os.environ["JAXBODY_TEST_PACKAGES"]
+
+
+def test_collada_meshes_are_read(tmp_path):
+    """COLLADA (.dae) meshes, common in ROS URDFs (example-robot-data's kinova arm collides with
+    them), are read through trimesh with pycollada, a dependency; Drake reads none for
+    collision."""
+    import trimesh
+
+    box = trimesh.creation.box((0.2, 0.4, 0.6))
+    (tmp_path / "box.dae").write_bytes(trimesh.exchange.dae.export_collada(box))
+    urdf = tmp_path / "r.urdf"
+    urdf.write_text(robot('<link name="a"><collision><geometry><mesh filename="box.dae"/>'
+                          "</geometry></collision></link>"))
+    plant = jb.MultibodyPlant(0.0)
+    jb.Parser(plant).AddModels(str(urdf))
+    (g,) = geometries(plant, "a", "Collision")
+    V = np.asarray(g.shape().vertices())
+    np.testing.assert_allclose(np.sort(np.abs(V), axis=0), np.sort(np.abs(box.vertices), axis=0),
+                               atol=1e-12)
+    np.testing.assert_allclose(V.max(0) - V.min(0), [0.2, 0.4, 0.6], atol=1e-12)
