@@ -186,6 +186,26 @@ def test_diverging_simulation_is_an_error(capsys):
     assert "non-finite at step" in err and "try a smaller --dt" in err
 
 
+def test_massless_moving_body_is_named_not_blamed_on_the_time_step(tmp_path, capsys):
+    """example-robot-data's romeo.urdf has massless finger links on revolute joints: the first
+    step is NaN, and the error is the plant's own (Drake's words, naming the body), not "try a
+    smaller --time-step"."""
+    inertia = '<inertia ixx="{0}" iyy="{0}" izz="{0}" ixy="0" ixz="0" iyz="0"/>'
+    urdf = tmp_path / "r.urdf"
+    urdf.write_text(
+        '<robot name="r"><link name="base"><inertial><mass value="1"/>' + inertia.format(0.01)
+        + '</inertial><collision><geometry><sphere radius="0.1"/></geometry></collision></link>'
+        '<link name="finger"><inertial><mass value="0"/>' + inertia.format(0) + "</inertial>"
+        '</link><joint name="hinge" type="revolute"><parent link="base"/><child link="finger"/>'
+        '<axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="1" velocity="1"/></joint>'
+        "</robot>")
+    rc = cli.main(["simulate", str(urdf), "--duration", "0.002", "--no-progress"])
+    assert rc == 1
+    err = _error_line(capsys)
+    assert "singular articulated body hinge inertia at body 'finger' (joint 'hinge')" in err
+    assert "time-step" not in err
+
+
 @pytest.mark.parametrize("args, match", [
     (["missing.urdf"], "model file not found: missing.urdf"),
     (["--duration", "0"], "--duration must be a finite number > 0"),

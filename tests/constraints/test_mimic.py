@@ -90,6 +90,19 @@ def test_mimic_on_a_continuous_plant_is_ignored_with_a_warning():
     assert plant.num_constraints() == 0
 
 
+def test_mimic_on_a_fixed_joint_is_ignored_with_a_warning():
+    """Reduced models fix joints that mimicked others (example-robot-data's talos_reduced keeps
+    its grippers' <mimic> on fixed joints): a warning naming the line, no coupler. Drake
+    refuses the file ("0 DOF cannot mimic")."""
+    text = URDF.replace('<joint name="jb" type="prismatic">', '<joint name="jb" type="fixed">')
+    plant = jb.MultibodyPlant(time_step=1e-3)
+    with pytest.warns(jb.ParseWarning, match=r":11: <mimic>: warning: joint 'jb' is fixed "
+                      r"\(0 DOF\): its mimic of joint 'ja' has nothing to move and is ignored"):
+        jb.Parser(plant).AddModelsFromString(text, "urdf")
+    plant.Finalize()
+    assert plant.num_constraints() == 0 and plant.num_velocities() == 7  # floating + ja
+
+
 ROBOTS = {  # path, root link, q0 of the gripper joints (one off its mimic by ~1 cm)
     "panda": ("panda_description/urdf/panda.urdf", "panda_link0"),
     "baxter": ("baxter_description/urdf/baxter.urdf", "base"),

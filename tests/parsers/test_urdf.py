@@ -180,6 +180,19 @@ def test_transmissions_drake_skips_with_warnings():
     assert sum("transmission" in w.lower() for w in warns) == 3
 
 
+def test_transmission_of_a_missing_joint_is_skipped_with_a_warning():
+    """Partial models keep the whole robot's transmissions (example-robot-data's
+    talos_left_arm.urdf): the ones whose joint is absent are skipped with a warning naming the
+    line; Drake refuses the file."""
+    text = robot(link("a") + link("b") + '<joint name="j" type="revolute"><parent link="a"/>'
+                 '<child link="b"/><limit effort="12"/></joint>' + transmission("j", "m1")
+                 + transmission("elsewhere", "m2"))
+    plant, _, warns = load(text)
+    assert [plant.get_joint_actuator(i).name() for i in plant.GetJointActuatorIndices()] == ["m1"]
+    assert any("skipping transmission since it specifies joint 'elsewhere' which does not exist"
+               in w for w in warns), warns
+
+
 def test_frame_elements_become_fixed_offset_frames():
     text = robot(link("a") + '<frame name="tool" link="a" xyz="0 0 0.1" rpy="0 0 1.5"/>')
     plant, _, _ = load(text)

@@ -142,6 +142,19 @@ def _plan(duration, step, chunk, budget_steps):
     return K * chunk, chunk, K
 
 
+def _explain_nonfinite(model, context, q, v, env):
+    """Raises a `CliError` with the plant's own message when one step from the chunk's start
+    state (env ``env`` of a batch) fails its checks, eagerly: a singular mass matrix (massless
+    bodies on a moving joint) names the body, where the compiled loop only saw a NaN."""
+    if env is not None:
+        q, v = q[env], v[env]
+    plant, ctx = model.plant, context.replace(q=q, v=v)
+    try:
+        plant.CalcDiscreteStep(ctx) if plant.is_discrete() else plant.CalcTimeDerivatives(ctx)
+    except ValueError as e:
+        raise CliError(f"the state became non-finite: {e}") from e
+
+
 def _run_chunks(args, model, compiled, context, q, v, dt, chunk, K, xd):
     """Runs the K chunks; returns (per-step outputs concatenated, q_N, v_N, run time in s).
     After the first chunk the expected run time is announced when it is long."""
@@ -162,6 +175,8 @@ def _run_chunks(args, model, compiled, context, q, v, dt, chunk, K, xd):
             bad = np.atleast_1d(out["bad"])
             if (bad >= 0).any():
                 first = k * chunk + int(bad[bad >= 0].min())
+                env = int(np.flatnonzero(bad == bad[bad >= 0].min())[0])
+                _explain_nonfinite(model, ctx, q, v, env if B > 1 else None)
                 raise CliError(f"the state became non-finite at step {first} (t = {first * step:g} "
                                f"s); try a smaller {'--dt' if args.time_step == 0 else '--time-step'}")
             for name, value in out.items():

@@ -286,6 +286,10 @@ def _check_mimic(node, model, diag, floating):
                             "only for single-dof joints)")
         return
     nv, nv_target = JOINT_SIZES[joints[name].kind][1], JOINT_SIZES[joints[target].kind][1]
+    if nv == 0:  # Drake refuses it; reduced models (talos_reduced) fix mimicking joints
+        diag.warning(mimic, f"joint '{name}' is fixed (0 DOF): its mimic of joint '{target}' "
+                            "has nothing to move and is ignored")
+        return
     if nv != nv_target:
         diag.error(mimic, f"joint '{name}' which has {nv} DOF cannot mimic joint '{target}' "
                           f"which has {nv_target} DOF")
@@ -321,9 +325,10 @@ def _read_transmission(node, model, diag, efforts):
     joint_name = read_string(joint_node, "name", diag, required=True,
                              what="transmission is missing a joint name")
     joint = next((j for j in model.joints if j.name == joint_name), None)
-    if joint is None:
-        diag.error(joint_node, f"transmission specifies joint '{joint_name}' which does not "
-                               "exist")
+    if joint is None:  # Drake refuses it; partial models (talos_left_arm) keep all of them
+        diag.warning(joint_node, f"skipping transmission since it specifies joint "
+                                 f"'{joint_name}' which does not exist")
+        return
     if joint.kind == "weld":
         diag.warning(joint_node, f"skipping transmission since it's attached to a fixed joint "
                                  f"'{joint_name}'")
