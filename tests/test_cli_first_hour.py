@@ -48,6 +48,7 @@ def _error(capsys, argv):
     (["--single-point"], "--single-point applies to model files"),
     (["--multi-point"], "--multi-point applies to model files"),
     (["--max-hull-vertices", "16"], "--max-hull-vertices applies to model files"),
+    (["--max-hull-pairs", "8"], "--max-hull-pairs applies to model files"),
 ])
 def test_bad_options_are_refused_before_anything_runs(argv, match, capsys, nothing_compiles):
     assert match in _error(capsys, ["simulate", *argv])

@@ -45,3 +45,21 @@ def test_actuate_all_lets_hold_stand_a_model_without_actuators():
     assert m.plant.num_actuators() == 12
     assert "added actuators on 12 joints (--actuate-all)" in m.notes
     assert any(n.startswith("PD hold on 12 actuated joints") for n in m.notes)
+
+
+@pytest.mark.skipif(bool(missing_distributions(("example-robot-data",))),
+                    reason="needs example-robot-data")
+def test_max_hull_pairs_caps_the_hull_pairs_evaluated():
+    """--max-hull-pairs sets ContactQueryOptions.max_hull_pairs_per_group: the panda with
+    self-collision runs GJK/EPA on 76 hull pairs a step by default (48 per group), 8 with a cap
+    of 4 (two groups), and says so."""
+    panda = os.path.join(models.example_robot_data(), "robots", "panda_description", "urdf",
+                         "panda.urdf")
+    kw = dict(time_step=1e-3, ground=True, fixed_base=True, self_collision=True)
+    default = models.load_model(panda, **kw).plant.get_contact_query_cost()
+    capped = models.load_model(panda, max_hull_pairs=4, **kw)
+    cost = capped.plant.get_contact_query_cost()
+    assert (default.gjk_epa_pairs, cost.gjk_epa_pairs) == (76, 8)
+    assert cost.candidate_pairs == default.candidate_pairs and cost.culled
+    assert "at most 4 mesh-hull pairs evaluated per kind of pair and step (--max-hull-pairs)" \
+        in capped.notes

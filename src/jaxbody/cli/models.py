@@ -257,7 +257,7 @@ def _actuate_all(plant):
 def load_model(path, *, time_step=0.0, package_paths=(), packages=(), ground=False,
                self_collision=False, on_warning=None, fixed_base=False, hold=False,
                posture=None, srdf=None, actuate_all=False, multi_point=False,
-               max_hull_vertices=None) -> Model:
+               max_hull_vertices=None, max_hull_pairs=None) -> Model:
     """A finalized plant of the models in ``path`` and its initial context.
 
     With ``ground``, a ground half-space is added (unless the file has one): at z = 0, or just
@@ -271,8 +271,9 @@ def load_model(path, *, time_step=0.0, package_paths=(), packages=(), ground=Fal
     SRDF has it). ``actuate_all``: every 1-dof joint without an actuator gets one (unlimited
     effort), for models whose file declares none (go2's URDF has no transmissions).
     ``multi_point``: multi-point contact manifolds instead of Drake's one point per pair;
-    ``max_hull_vertices``: every mesh's convex hull simplified to at most that many vertices
-    (both `ContactQueryOptions`). ``Model.notes`` says what was changed.
+    ``max_hull_vertices``: every mesh's convex hull simplified to at most that many vertices;
+    ``max_hull_pairs``: at most that many hull pairs evaluated per group and step (all three
+    `ContactQueryOptions`). ``Model.notes`` says what was changed.
     """
     if posture is None and hold:
         found = srdf_posture(path, srdf, POSTURE_FOR_HOLD) if srdf is None else None
@@ -282,13 +283,17 @@ def load_model(path, *, time_step=0.0, package_paths=(), packages=(), ground=Fal
             raise CliError(f"--posture: no SRDF beside {os.path.basename(path)} (in ../srdf/) "
                            f"has a group_state named '{posture}'; pass --srdf FILE")
     plant = jb.MultibodyPlant(time_step)
-    if multi_point or max_hull_vertices is not None:
+    if multi_point or max_hull_vertices is not None or max_hull_pairs is not None:
+        extra = {} if max_hull_pairs is None else {"max_hull_pairs_per_group": max_hull_pairs}
         plant.set_contact_query_options(ContactQueryOptions(
-            single_point=not multi_point, max_hull_vertices=max_hull_vertices))
+            single_point=not multi_point, max_hull_vertices=max_hull_vertices, **extra))
     for w in parse(plant, path, package_paths, packages):
         if on_warning is not None:
             on_warning(w)
     notes = []
+    if max_hull_pairs is not None:
+        notes.append(f"at most {max_hull_pairs} mesh-hull pairs evaluated per kind of pair and "
+                     "step (--max-hull-pairs)")
     if max_hull_vertices is not None:
         notes.append(f"mesh convex hulls simplified to at most {max_hull_vertices} vertices "
                      "(--max-hull-vertices)")

@@ -42,7 +42,8 @@ def load(args, warn=None) -> Model:
                       fixed_base=args.fixed_base, hold=args.hold, posture=args.posture,
                       srdf=args.srdf, actuate_all=args.actuate_all,
                       multi_point=args.multi_point,
-                      max_hull_vertices=args.max_hull_vertices)
+                      max_hull_vertices=args.max_hull_vertices,
+                      max_hull_pairs=args.max_hull_pairs)
 
 
 BATCH_CHUNK = 16  # on CPU, a batch runs as a loop over vmapped chunks of this many envs
@@ -287,7 +288,8 @@ def run(args, warn=None) -> list:
             lines.append(f"  WARNING   a contact may be missing in {int(over.sum())}/{over.size} "
                          f"{'env-' if B > 1 else ''}steps: the collision query dropped candidate "
                          "pairs whose bounding volumes touch (raise ContactQueryOptions."
-                         "max_pairs_per_group, or max_hull_pairs_per_group for mesh hulls)")
+                         "max_pairs_per_group, or max_hull_pairs_per_group for mesh hulls: "
+                         "--max-hull-pairs)")
     if args.out:
         outputs.write_npz(args.out, plant, context, x0, cat, N, step, discrete)
         lines.append(f"  wrote {args.out}")
