@@ -67,7 +67,10 @@ def collect(results_dir=RESULTS):
         report = json.loads(path.read_text())
         short = _reduced(report)
         models = {str(r.get("model", r.get("scene", ""))) for r in report.get("results", [])}
-        for bench, case, batch, other, s in speedups(report):
+        found = list(speedups(report))
+        if not found:  # no ratio against another engine (e.g. robot_sweep): not a source
+            continue
+        for bench, case, batch, other, s in found:
             words = case.split()
             if words and words[0] in models and bench != "contact":  # aggregate over models
                 words = words[1:]
