@@ -7,7 +7,7 @@ import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PINNED = ("jax", "jaxlib", "numpy", "diffrax", "optax", "equinox", "trimesh")
+PINNED = ("jax", "jaxlib", "numpy", "diffrax", "optax", "equinox", "trimesh", "pycollada")
 
 
 def _floors():
