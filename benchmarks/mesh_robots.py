@@ -149,6 +149,22 @@ def run_mujoco(urdf, weld, self_collision, q0, steps, repeats):
     return dict(run_s=float(np.median(times[1:])), ngeom=int(engine.model.ngeom))
 
 
+def run_batched(urdf, weld, self_collision, q0, steps, repeats, batch, seed=0):
+    """jaxbody's ``jax.jit(jax.vmap(discrete_rollout))`` over ``batch`` perturbed copies
+    (`mesh_scenes.perturbed_states`, env 0 unperturbed): env-steps/s and compile time."""
+    from benchmarks import contact_engines as ce
+    from benchmarks.mesh_scenes import perturbed_states
+
+    plant = jaxbody_plant(urdf, weld, self_collision)
+    q, v = perturbed_states(plant, q0, batch, np.random.default_rng(seed))
+    engine = ce.JaxbodyContact(None, "float64", plant=plant)
+    call, comp, (x, it, ok) = engine.compiled(q, v, steps)
+    t = ce.timed(call, repeats)
+    return dict(env_steps_per_s=batch * steps / t["run_median_s"], compile_s=comp["compile_s"],
+                converged=bool(np.min(ok) > 0), all_finite=bool(np.isfinite(x).all()),
+                cpu_per_wall=t["cpu_per_wall"])
+
+
 def write_hulls(robots, folder, max_vertices):
     """Writes each robot's `hull_urdf` (and hulls) into ``folder``; returns the paths."""
     os.makedirs(folder, exist_ok=True)
@@ -163,6 +179,11 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true", help="go2 only, 50 steps, one repeat")
     ap.add_argument("--out", default=None, help="JSON path (default: benchmarks/results/...)")
     ap.add_argument("--no-mujoco", action="store_true", help="Drake only beside jaxbody")
+    ap.add_argument("--batches", nargs="+", type=int, default=[],
+                    help="also run jaxbody batched (vmap) at these sizes: env-steps/s per core "
+                         "against Drake's one thread (speedup_vs_drake of the batch's row)")
+    ap.add_argument("--cpus", type=int, default=None,
+                    help="pin the process to this many CPUs first (the batched rows' cores)")
     ap.add_argument("--write-hulls", metavar="DIR",
                     help="only write the robots' hull URDFs into DIR (for benchmarks.gpu)")
     ap.add_argument("--max-hull-vertices", type=int,
@@ -174,6 +195,8 @@ def main(argv=None):
         ap.error(f"--steps and --repeats must be >= 1, got {args.steps} and {args.repeats}")
     if example_robot_data_dir() is None:
         raise SystemExit("example-robot-data is not installed (pip install example-robot-data)")
+    if args.cpus and hasattr(os, "sched_setaffinity"):  # before XLA sizes its thread pool
+        os.sched_setaffinity(0, sorted(os.sched_getaffinity(0))[:args.cpus])
     if args.write_hulls:
         for path in write_hulls(args.robots, args.write_hulls, args.max_hull_vertices):
             print(path)
@@ -200,6 +223,19 @@ def main(argv=None):
                 row["mujoco_steps_per_s"] = args.steps / mj_info["run_s"]
                 row["speedup_vs_mujoco"] = row["jaxbody_steps_per_s"] / row["mujoco_steps_per_s"]
             rows.append(row)
+            cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+            for batch in args.batches:
+                b = run_batched(urdf, weld, self_collision, q0, args.steps, args.repeats, batch)
+                per_core = b["env_steps_per_s"] / cores
+                rows.append(dict(engine="jaxbody", model=robot, batch=batch, steps=args.steps,
+                                 cores=cores, jaxbody_env_steps_per_s=b["env_steps_per_s"],
+                                 jaxbody_compile_s=b["compile_s"], converged=b["converged"],
+                                 all_finite=b["all_finite"], cpu_per_wall=b["cpu_per_wall"],
+                                 drake_steps_per_s=row["drake_steps_per_s"],
+                                 speedup_vs_drake=per_core / row["drake_steps_per_s"]))
+                print(f"{robot:6s} jaxbody batch {batch}: {b['env_steps_per_s']:8.0f} env-steps/s "
+                      f"on {cores} core(s) (compile {b['compile_s']:.1f} s), per core "
+                      f"{per_core / row['drake_steps_per_s']:.2f}x Drake's one thread", flush=True)
             print(f"{robot:6s} jaxbody {row['jaxbody_steps_per_s']:8.0f} steps/s (compile "
                   f"{row['jaxbody_compile_s']:.1f} s)  Drake {row['drake_steps_per_s']:8.0f}  "
                   f"ratio {row['speedup_vs_drake']:.2f}  max|dq| {row['max_dq']:.1e}  pairs "
@@ -224,6 +260,7 @@ def main(argv=None):
         versions={"jax": jax.__version__, "drake": importlib.metadata.version("drake"),
                   "mujoco": None if args.no_mujoco else importlib.metadata.version("mujoco")},
         settings=dict(robots=args.robots, steps=args.steps, repeats=args.repeats, dt=DT,
+                      batches=args.batches, cpus=args.cpus,
                       point_contact_stiffness=STIFFNESS, relaxation_time=TAU, mu=MU, drop=DROP),
         ratio="speedup_vs_drake (speedup_vs_mujoco): jaxbody steps/s / Drake's (MuJoCo C's, "
               "one thread, its own soft contact) (> 1: jaxbody faster), "
