@@ -145,18 +145,14 @@ def validate(args):
                                or args.actuate_all):
         raise CliError("--fixed-base, --hold, --actuate-all, --posture and --srdf apply to model "
                        "files; the built-in scenes have neither a base nor actuators")
-    if args.max_hull_vertices is not None:
+    for flag, value, low in (("--max-hull-vertices", args.max_hull_vertices, 4),
+                             ("--max-hull-pairs", args.max_hull_pairs, 1)):
+        if value is None:
+            continue
         if args.model is None:
-            raise CliError("--max-hull-vertices applies to model files; the built-in scenes "
-                           "have no meshes")
-        if args.max_hull_vertices < 4:
-            raise CliError(f"--max-hull-vertices must be at least 4, got {args.max_hull_vertices}")
-    if args.max_hull_pairs is not None:
-        if args.model is None:
-            raise CliError("--max-hull-pairs applies to model files; the built-in scenes "
-                           "have no meshes")
-        if args.max_hull_pairs < 1:
-            raise CliError(f"--max-hull-pairs must be at least 1, got {args.max_hull_pairs}")
+            raise CliError(f"{flag} applies to model files; the built-in scenes have no meshes")
+        if value < low:
+            raise CliError(f"{flag} must be at least {low}, got {value}")
     if args.model is None and (args.single_point or args.multi_point):
         flag = "--single-point" if args.single_point else "--multi-point"
         raise CliError(f"{flag} applies to model files; the built-in scenes keep their own "
