@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import re
+from typing import NamedTuple
 
 import numpy as np
 
@@ -137,17 +138,26 @@ def jaxbody_plant(urdf, weld, self_collision, time_step=DT):
     return plant
 
 
+class LayoutJoint(NamedTuple):
+    """A moving joint in jaxbody's q/v layout, named as in MuJoCo's model."""
+
+    kind: str  # "free" or "hinge"
+    name: str
+    q_start: int
+    v_start: int
+
+
 def joint_layout(plant):
-    """[(kind ("free" or "hinge"), name, q start, v start)] of the plant's moving joints."""
+    """[`LayoutJoint`] of the plant's moving joints."""
     import jaxbody as jb
 
     out = []
     for i in range(plant.num_joints()):
         j = plant.get_joint(jb.JointIndex(i))
         if j.num_positions() == 7:
-            out.append(("free", FREE_JOINT, j.position_start(), j.velocity_start()))
+            out.append(LayoutJoint("free", FREE_JOINT, j.position_start(), j.velocity_start()))
         elif j.num_positions() == 1:
-            out.append(("hinge", j.name(), j.position_start(), j.velocity_start()))
+            out.append(LayoutJoint("hinge", j.name(), j.position_start(), j.velocity_start()))
         elif j.num_positions():
             raise ValueError(f"joint {j.name()!r}: {j.num_positions()} positions (1 or 7 here)")
     return out
@@ -186,7 +196,8 @@ def perturbed_states(plant, q0, batch, rng):
     q = np.tile(np.asarray(q0, float), (batch, 1))
     v = rng.uniform(-0.01, 0.01, (batch, plant.num_velocities()))
     lo, hi = np.asarray(plant.GetPositionLowerLimits()), np.asarray(plant.GetPositionUpperLimits())
-    for kind, _, qs, _ in joint_layout(plant):
+    for joint in joint_layout(plant):
+        kind, qs = joint.kind, joint.q_start
         if kind == "free":
             q[:, qs + 4:qs + 6] += rng.uniform(-1e-3, 1e-3, (batch, 2))
             q[:, qs + 6] += rng.uniform(0.0, 1e-3, batch)

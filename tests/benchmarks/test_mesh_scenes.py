@@ -46,7 +46,7 @@ def test_mujoco_model_in_jaxbody_layout(go2):
     engine = ms.mujoco_engine(urdf, plant, weld=False, self_collision=False)
     m, d = engine.model, engine.data
     assert m.nq == plant.num_positions() and m.nv == plant.num_velocities()
-    kinds = [j[0] for j in ms.joint_layout(plant)]
+    kinds = [j.kind for j in ms.joint_layout(plant)]
     assert kinds.count("free") == 1 and kinds.count("hinge") == 12
     q, v = ms.perturbed_states(plant, ms.initial_q(plant), 3, np.random.default_rng(1))
     v = np.random.default_rng(2).normal(size=v.shape)
