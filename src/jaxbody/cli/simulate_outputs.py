@@ -96,6 +96,21 @@ def serve(model, x0, cat, N, step, discrete, B, wait=None):
             time.sleep(0.2)
     except KeyboardInterrupt:
         pass
+    finally:
+        _stop_meshcat(vis)
+
+
+def _stop_meshcat(vis):
+    """Closes the viewer's socket without lingering and stops its server now, rather than
+    leaving both to interpreter shutdown (meshcat's atexit hook and pyzmq's context)."""
+    window = getattr(vis, "window", None)
+    socket = getattr(window, "zmq_socket", None)
+    if socket is not None:
+        socket.close(linger=0)
+    proc = getattr(window, "server_proc", None)
+    if proc is not None and proc.poll() is None:
+        proc.kill()
+        proc.wait()
 
 
 def write_html(path, model, x0, cat, N, step, discrete, B):
