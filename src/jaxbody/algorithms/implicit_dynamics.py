@@ -29,7 +29,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.custom_derivatives import SymbolicZero
 
-from jaxbody.math.cholesky import cholesky_solve, spd_solve
+from jaxbody.math.cholesky import cholesky_solve
 
 
 class StatePart(NamedTuple):
@@ -106,19 +106,19 @@ def _residual_tangent(residual, state, flat, primals, tangents, at):
     return r_dot
 
 
-def implicit_forward_dynamics(solve, residual, mass_matrix, args, state=None,
+def implicit_forward_dynamics(solve, residual, mass_matrix_inverse, args, state=None,
                               factored_solve=None):
     """``solve(args)`` (v̇, (nv,)) with the tangent rule above.
 
     Args:
         solve: ``args -> v̇``, any forward-dynamics algorithm.
-        residual: ``(args, v̇) -> r`` (nv,), zero at the solution, with ∂r/∂v̇ = ``mass_matrix``.
-        mass_matrix: ``args -> M`` (nv, nv), symmetric positive definite.
+        residual: ``(args, v̇) -> r`` (nv,), zero at the solution, with ∂r/∂v̇ = M.
+        mass_matrix_inverse: ``args -> M⁻¹`` (nv, nv), M symmetric positive definite.
         args: a pytree; its array leaves are the differentiable inputs, other leaves are static.
         state: a `StatePart`, or None (every tangent through ``residual``).
         factored_solve: optional ``args -> (v̇, L)`` with L the Cholesky factor of M (a
             CRBA + Cholesky solve has it anyway): the tangent rule then solves with L instead of
-            building M again and inverting it (fewer operations in a differentiated scan body).
+            inverting M again (fewer operations in a differentiated scan body).
     """
     flat = _flatten(args, state)
     rebuild = flat[1]
@@ -135,11 +135,10 @@ def implicit_forward_dynamics(solve, residual, mass_matrix, args, state=None,
         r_dot = _residual_tangent(residual, state, flat, primals, tangents, vdot)
         if r_dot is None:
             return vdot, jnp.zeros_like(vdot)
-        eye = jnp.eye(vdot.shape[0], dtype=vdot.dtype)
         if factored_solve is not None:
-            M_inv = cholesky_solve(L, eye)
+            M_inv = cholesky_solve(L, jnp.eye(vdot.shape[0], dtype=vdot.dtype))
         else:
-            M_inv = spd_solve(mass_matrix(rebuild(primals)), eye)
+            M_inv = mass_matrix_inverse(rebuild(primals))
         # an explicit inverse: under jacfwd one (nv, nv) product serves every direction
         return vdot, -(M_inv @ r_dot)
 

@@ -50,6 +50,16 @@ def mass_matrix(model, context):
     return M + jnp.diag(fo.reflected_inertia(model, context))
 
 
+def mass_matrix_inverse(model, context):
+    """M(q)⁻¹ (nv, nv), reflected inertia included: CRBA and a Cholesky inverse; under
+    `jax.vmap` the batch-minor CRBA and the tree's sparse LᵀDL factorization
+    (`algorithms/batch_minor/mass_inverse.py`)."""
+    P = context.parameters
+    return batch_minor.mass_matrix_inverse(model.topology, context.q,
+                                           fo.reflected_inertia(model, context), P.mass, P.com,
+                                           P.unit_inertia, P.frame_R, P.frame_p)
+
+
 def mass_matrix_via_inverse_dynamics(model, context):
     """M(q) column by column: M e_k = ID(q, v = 0, v̇ = e_k) (O(n²), for checking)."""
     ctx0 = context.replace(v=jnp.zeros_like(context.v))

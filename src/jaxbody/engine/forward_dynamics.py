@@ -116,7 +116,7 @@ def generalized_accelerations(model, context, actuation=None, applied_forces=Non
     vdot = implicit_forward_dynamics(
         lambda a: accelerations_by(model, *a, method=method),
         lambda a, vdot: velocity_residual(model, *a, vdot),
-        lambda a: dyn.mass_matrix(model, a[0]),
+        lambda a: dyn.mass_matrix_inverse(model, a[0]),
         inputs, state,
         factored_solve=(lambda a: _crba_factored(model, *a)) if method == "crba" else None)
     check_nonsingular(model, context, vdot, what)

@@ -1,9 +1,10 @@
 """Per-sample functions whose `jax.vmap` runs the batch-minor kernels.
 
-``forward_dynamics``, ``inverse_dynamics``, ``mass_matrix`` and ``inverse_dynamics_derivatives``
-take one sample (Drake's per-sample shapes) and return v̇ (nv,), τ (nv,), M (nv, nv) and
-(∂τ/∂q (nv, nq), ∂τ/∂v (nv, nv)). Called plainly they run the per-sample reference
-(`dynamics_kinematics` + `aba` / `rnea` / `crba` / `rnea_derivatives`). Under `jax.vmap` a
+``forward_dynamics``, ``inverse_dynamics``, ``mass_matrix``, ``mass_matrix_inverse`` and
+``inverse_dynamics_derivatives`` take one sample (Drake's per-sample shapes) and return v̇ (nv,),
+τ (nv,), M (nv, nv), M⁻¹ (nv, nv) and (∂τ/∂q (nv, nq), ∂τ/∂v (nv, nv)). Called plainly they run
+the per-sample reference (`dynamics_kinematics` + `aba` / `rnea` / `crba` (+ a Cholesky
+inverse) / `rnea_derivatives`). Under `jax.vmap` a
 `jax.custom_batching.custom_vmap` rule takes over: the batch is moved to the last axis
 (components first, see `algebra.py`) and, on a CPU, cut into chunks of `CHUNKS` ``["cpu"]``
 members that stay in cache and run one after the other (`lax.map`); each chunk runs the
@@ -33,9 +34,11 @@ import numpy as np
 from jaxbody.algorithms import aba, crba, rnea, rnea_derivatives
 from jaxbody.algorithms.batch_minor import forward_dynamics as bm_fd
 from jaxbody.algorithms.batch_minor import inverse_dynamics as bm_id
+from jaxbody.algorithms.batch_minor import mass_inverse as bm_minv
 from jaxbody.algorithms.batch_minor import rnea_derivatives as bm_rd
 from jaxbody.algorithms.dynamics_kinematics import dynamics_kinematics
 from jaxbody.algorithms.spatial import wrench_about_origin
+from jaxbody.math.cholesky import spd_solve
 
 CHUNKS = {"cpu": 32}  # members per batch-minor chunk by platform (absent: the whole batch). CPU:
 # one core, float64, measured best or tied for ABA, CRBA and the RNEA derivatives on panda (ABA
@@ -117,6 +120,12 @@ def _crba_reference(topo, q, mass, com, unit_inertia, frame_R, frame_p):
     return crba.mass_matrix(topo, dk)
 
 
+def _minv_reference(topo, q, refl, mass, com, unit_inertia, frame_R, frame_p):
+    M = _crba_reference(topo, q, mass, com, unit_inertia, frame_R, frame_p)
+    M = M if refl is None else M + jnp.diag(refl)
+    return spd_solve(M, jnp.eye(topo.nv, dtype=M.dtype))
+
+
 def _idd_reference(topo, q, v, vdot, F_Bo_W, mass, com, unit_inertia, frame_R, frame_p,
                    gravity):
     dk = dynamics_kinematics(topo, q, v, _ParamView(mass, com, unit_inertia, frame_R, frame_p))
@@ -140,6 +149,13 @@ def _crba_kernel(topo, q, mass, com, unit_inertia, frame_R, frame_p):
     return bm_id.mass_matrix(topo, q, mass, com, unit_inertia, frame_R, frame_p)
 
 
+def _minv_kernel(topo, q, refl, mass, com, unit_inertia, frame_R, frame_p):
+    M = bm_id.mass_matrix(topo, q, mass, com, unit_inertia, frame_R, frame_p)
+    if refl is not None:  # (nv, B or 1)
+        M = M + jnp.asarray(np.eye(topo.nv)[:, :, None], M.dtype) * refl[None]
+    return bm_minv.inverse(topo, M)
+
+
 def _idd_kernel(topo, q, v, vdot, F, mass, com, unit_inertia, frame_R, frame_p, gravity):
     return bm_rd.inverse_dynamics_derivatives(topo, q, v, vdot, mass, com, unit_inertia,
                                               frame_R, frame_p, gravity, F)
@@ -149,6 +165,7 @@ _FUNCTIONS = {  # name -> (reference, kernel, number of per-member arguments)
     "forward_dynamics": (_fd_reference, _fd_kernel, 3),
     "inverse_dynamics": (_id_reference, _id_kernel, 3),
     "mass_matrix": (_crba_reference, _crba_kernel, 1),
+    "mass_matrix_inverse": (_minv_reference, _minv_kernel, 1),
     "inverse_dynamics_derivatives": (_idd_reference, _idd_kernel, 3),
 }
 
@@ -261,6 +278,13 @@ def inverse_dynamics(topo, q, v, vdot, F_Bo_W, mass, com, unit_inertia, frame_R,
 def mass_matrix(topo, q, mass, com, unit_inertia, frame_R, frame_p):
     """M(q) (nv, nv) of one sample by CRBA (no reflected inertia)."""
     return _call("mass_matrix", topo, q, mass, com, unit_inertia, frame_R, frame_p)
+
+
+def mass_matrix_inverse(topo, q, refl, mass, com, unit_inertia, frame_R, frame_p):
+    """(M(q) + diag(refl))⁻¹ (nv, nv) of one sample (refl: (nv,) reflected inertia, or
+    None); under `jax.vmap` by the tree's sparse LᵀDL factorization (`mass_inverse.py`)."""
+    return _call("mass_matrix_inverse", topo, q, refl, mass, com, unit_inertia, frame_R,
+                 frame_p)
 
 
 def inverse_dynamics_derivatives(topo, q, v, vdot, F_Bo_W, mass, com, unit_inertia, frame_R,
