@@ -152,6 +152,23 @@ def _print_rows(rows):
               f"{ratios}{extra}", flush=True)
 
 
+def merge(old, new):
+    """``old`` with the rows of ``new``'s (question, model, batch, engine) replacing its own
+    (an engine not rerun keeps its rows, from its own run)."""
+    def key(r):
+        return r["question"], r["model"], r["batch"], r["engine"]
+
+    rerun = {key(r) for r in new["results"]}
+    rows = [r for r in old["results"] if key(r) not in rerun] + new["results"]
+    note = (f"{', '.join(new['settings']['questions'])} on "
+            f"{', '.join(new['settings']['models'])} rerun on {new['created']}")
+    merged = dict(old, results=rows, models={**old.get("models", {}), **new["models"]})
+    merged["merged"] = "; ".join(x for x in (old.get("merged"), note) if x)
+    merged.setdefault("reruns", []).append({k: new[k] for k in ("created", "settings",
+                                                                 "versions", "machine")})
+    return merged
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--models", nargs="+", default=["arm7", "quadruped"], choices=models.MODELS)
@@ -170,6 +187,9 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--machine", default=default_machine_name())
     ap.add_argument("--out-dir", type=Path, default=Path(__file__).resolve().parent / "results")
+    ap.add_argument("--merge", action="store_true",
+                    help="replace only the rerun (question, model, batch, engine) rows in the "
+                         "existing JSON")
     args = ap.parse_args(argv)
     import jax
 
@@ -187,6 +207,8 @@ def main(argv=None):
               "models": model_info, "results": results}
     args.out_dir.mkdir(parents=True, exist_ok=True)
     path = args.out_dir / f"rollout_{args.machine}.json"
+    if args.merge and path.exists():
+        report = merge(json.loads(path.read_text()), report)
     path.write_text(json.dumps(report, indent=1, default=float) + "\n")
     print(f"\nwrote {path}")
     return report
