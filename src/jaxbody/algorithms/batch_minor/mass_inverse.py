@@ -125,6 +125,8 @@ def _substitute(levels, F, rhs):
 def inverse(topo, M):
     """M⁻¹ (nv, nv, B) of a symmetric positive definite M (nv, nv, B)."""
     nv, dtype = M.shape[0], M.dtype
+    if nv == 0:  # nothing moves
+        return M
     levels = depths(topo)
     order = topo.dof_tree.order
     F = factor(topo, M)
