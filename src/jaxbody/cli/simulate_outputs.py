@@ -73,10 +73,15 @@ def _animation(model, x0, cat, N, step, discrete, B):
 
 
 def serve(model, x0, cat, N, step, discrete, B, wait=None):
-    """Plays the run (env 0) in a live meshcat viewer and keeps serving it until Ctrl-C (or
-    until ``wait()`` returns, for tests). Prints the viewer's address."""
+    """Plays the run (env 0) in a live meshcat viewer and keeps serving it until Ctrl-C or
+    SIGTERM (or until ``wait()`` returns, for tests). Prints the viewer's address.
+
+    The two signals get their own handler while serving, whatever the process inherited: a
+    Python started with SIGINT ignored (a background job of a script) never raises
+    KeyboardInterrupt, and the suite once saw the loop still sleeping 90 s after a SIGINT."""
+    import signal
     import sys
-    import time
+    import threading
 
     from jaxbody.visualization import (  # lazy: the optional viz extra (meshcat)
         MeshcatVisualizer,
@@ -91,12 +96,17 @@ def serve(model, x0, cat, N, step, discrete, B, wait=None):
     viz.PublishTrajectory(X, times, **contacts)
     print(f"jaxbody simulate: the viewer is at {vis.url()} (Ctrl-C stops it)", flush=True,
           file=sys.stdout)
+    stop = threading.Event()
+    previous = {sig: signal.signal(sig, lambda *_: stop.set())
+                for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
-        while wait is None or not wait():
-            time.sleep(0.2)
+        while not stop.is_set() and (wait is None or not wait()):
+            stop.wait(0.2)
     except KeyboardInterrupt:
         pass
     finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
         _stop_meshcat(vis)
 
 
