@@ -97,8 +97,9 @@ def serve(model, x0, cat, N, step, discrete, B, wait=None):
     print(f"jaxbody simulate: the viewer is at {vis.url()} (Ctrl-C stops it)", flush=True,
           file=sys.stdout)
     stop = threading.Event()
+    main = threading.current_thread() is threading.main_thread()  # only it may set handlers
     previous = {sig: signal.signal(sig, lambda *_: stop.set())
-                for sig in (signal.SIGINT, signal.SIGTERM)}
+                for sig in (signal.SIGINT, signal.SIGTERM)} if main else {}
     try:
         while not stop.is_set() and (wait is None or not wait()):
             stop.wait(0.2)
