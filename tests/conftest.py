@@ -3,6 +3,8 @@ error, not a skipped cross-check."""
 
 import gc
 import os
+import shutil
+import tempfile
 
 import pytest
 
@@ -17,6 +19,39 @@ compile_flags.apply_to_environment()
 import jax  # noqa: E402  (after the flags)
 
 jax.config.update("jax_enable_x64", True)
+
+# One persistent compilation cache for the whole run, shared by both pytest-xdist workers and
+# the subprocesses they start: most of the suite's time is XLA compiling, and many modules
+# compile the same function of the same small model (the contact and rollout files: 136 s
+# without, see tests/helpers/compile_flags.py for the rest). The controller makes the folder
+# (the workers inherit its environment) and removes it at the end.
+# JAXBODY_TEST_SHARED_CACHE=0 turns it off.
+SHARED_CACHE_VARIABLE = "JAXBODY_TEST_JIT_CACHE"
+
+
+def _shared_compilation_cache():
+    if os.environ.get("JAXBODY_TEST_SHARED_CACHE", "1").strip().lower() in ("0", "false"):
+        return None
+    folder = os.environ.get(SHARED_CACHE_VARIABLE)
+    if not folder:  # the controller, or a run without workers
+        folder = tempfile.mkdtemp(prefix="jaxbody-test-jit-cache-")
+        os.environ[SHARED_CACHE_VARIABLE] = folder
+        # JAX reads these at import: the CLI, notebook and multi-process tests' subprocesses
+        os.environ.setdefault("JAX_COMPILATION_CACHE_DIR", folder)
+        os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
+    jax.config.update("jax_compilation_cache_dir", folder)
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
+    jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
+    return folder
+
+
+_SHARED_CACHE = _shared_compilation_cache()
+_OWNS_SHARED_CACHE = "PYTEST_XDIST_WORKER" not in os.environ
+
+
+def pytest_unconfigure(config):
+    if _SHARED_CACHE and _OWNS_SHARED_CACHE:
+        shutil.rmtree(_SHARED_CACHE, ignore_errors=True)
 
 # What the ``reference`` extra installs; the cross-checks skip without it on a developer machine.
 REFERENCE_MODULES = ("pydrake", "pinocchio", "mujoco", "mujoco.mjx")
