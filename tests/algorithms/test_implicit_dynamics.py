@@ -185,6 +185,40 @@ def test_inputs_and_force_elements_match_plain_autodiff(extras):
         _close(g, w)
 
 
+@pytest.mark.parametrize("which", ["model", "extras"])
+def test_linearization_at_known_derivatives_equals_jacfwd(model, extras, which):
+    """`CalcTimeDerivativesLinearization` (the rollout adjoint's stage model, no forward
+    dynamics evaluated) against jacfwd of CalcTimeDerivatives: ∂ẋ/∂x, M⁻¹, and the actuation
+    tangent as −diag(1, M⁻¹) ∂R/∂u from the implicit residual. Both plants: every joint kind,
+    and the spring-damper, saturated actuators and gravity-disabled instance of `extras`."""
+    plant, ctx, rng = model if which == "model" else extras
+    nq, nu = plant.num_positions(), plant.num_actuators()
+    u = jnp.asarray(rng.normal(size=nu) * 2.0) if nu else None
+
+    def xdot(x, u):
+        return plant.CalcTimeDerivatives(ctx.replace(q=x[:nq], v=x[nq:]), u)
+
+    @jax.jit
+    def run(x, u):
+        k = xdot(x, u)
+        c = ctx.replace(q=x[:nq], v=x[nq:])
+        lin = plant.CalcTimeDerivativesLinearization(c, k, u)
+        out = (lin.A, lin.mass_matrix_inverse, jax.jacfwd(xdot)(x, u), plant.CalcMassMatrix(c))
+        if u is None:
+            return out
+        R_u = jax.jacfwd(lambda u_: plant.CalcImplicitTimeDerivativesResidual(c, k, u_))(u)
+        via_R = -jnp.concatenate([R_u[:nq], lin.mass_matrix_inverse @ R_u[nq:]])
+        return out + (via_R, jax.jacfwd(xdot, 1)(x, u))
+
+    got = run(jnp.concatenate([ctx.q, ctx.v]), u)
+    _close(got[0], got[2])
+    _close(got[1] @ got[3], jnp.eye(plant.num_velocities()))
+    if u is not None:
+        _close(got[4], got[5])
+    with pytest.raises(ValueError, match="time_derivatives"):
+        plant.CalcTimeDerivativesLinearization(ctx, jnp.zeros(3))
+
+
 def test_vmap_of_jacobian_and_jacobian_of_vmap(model, state_derivatives):
     """Against the per-sample derivatives of the state test (compiled once, there): ∂v̇/∂q by
     forward mode, and ∇_q Σ v̇² = 2 (∂v̇/∂q)ᵀ v̇ with the Jacobian by reverse mode."""

@@ -93,6 +93,36 @@ def test_adjoint_gradient_equals_plain_autodiff(pendulum, integrator):
         np.testing.assert_allclose(jf, gp["x0"], rtol=TOL, atol=0)
 
 
+@needs_adjoint
+def test_implicit_stages_equal_plain_autodiff(pendulum, monkeypatch):
+    """Without a controller or desired states the adjoint linearizes its stages from the
+    plant's implicit form (`CalcTimeDerivativesLinearization` at the recorded ẋ, no forward
+    dynamics again; damping, a spring, actuation): masses, controls, dt and x0 by reverse mode,
+    and x0 by forward mode, equal plain autodiff's."""
+    plant, ctx, inputs, _ = pendulum
+    inp = {k: inputs[k] for k in ("m", "U", "dt", "x0")}
+    traced = []
+    linearization = plant.CalcTimeDerivativesLinearization
+    monkeypatch.setattr(plant, "CalcTimeDerivativesLinearization",
+                        lambda *a: traced.append(1) or linearization(*a))
+
+    def loss(inp, adjoint):
+        c = ctx.replace(q=inp["x0"][:2], v=inp["x0"][2:], parameters=dataclasses.replace(
+            ctx.parameters, mass=ctx.parameters.mass * inp["m"]))
+        r = jb.rollout(plant, c, None, N, inp["dt"], controls=inp["U"], adjoint=adjoint)
+        return jnp.sum(r.states ** 2) + jnp.sum(jnp.sin(r.final_state))
+
+    (va, ga), (vp, gp), jf = jax.jit(lambda i: (
+        jax.value_and_grad(loss)(i, True), jax.value_and_grad(loss)(i, False),
+        jax.jacfwd(lambda x0: loss(dict(i, x0=x0), True))(i["x0"])))(inp)
+    assert traced, "the adjoint did not take the plant's implicit form"
+    assert float(abs(va - vp)) <= TOL * abs(float(vp))
+    errs = _rel(ga, gp)
+    assert max(jax.tree_util.tree_leaves(errs)) < TOL, errs
+    assert all(float(jnp.max(jnp.abs(g))) > 0 for g in jax.tree_util.tree_leaves(gp))
+    np.testing.assert_allclose(jf, gp["x0"], rtol=TOL, atol=0)
+
+
 @pytest.fixture(scope="module")
 def tumbling_box():
     plant = jb.MultibodyPlant(0.0)

@@ -5,7 +5,10 @@ Drake's singular-hinge check."""
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import jax
+import jax.numpy as jnp
 import numpy as np
 
 from jaxbody.algorithms import aba, crba, energy, rnea
@@ -15,6 +18,7 @@ from jaxbody.core.checks import check_shape
 from jaxbody.engine import actuation as act
 from jaxbody.engine import dynamics as dyn
 from jaxbody.engine import forces as fo
+from jaxbody.engine import state as st
 from jaxbody.joints.simbody_kinds import Gimbal, gimbal_lock
 from jaxbody.math.cholesky import cholesky, cholesky_solve, spd_solve
 
@@ -121,6 +125,50 @@ def generalized_accelerations(model, context, actuation=None, applied_forces=Non
         factored_solve=(lambda a: _crba_factored(model, *a)) if method == "crba" else None)
     check_nonsingular(model, context, vdot, what)
     return vdot
+
+
+class TimeDerivativesLinearization(NamedTuple):
+    """ẋ = [N(q) v; v̇(x, u)] linearized at a known ẋ (`time_derivatives_linearization`).
+
+    Attributes:
+        A: ∂ẋ/∂x (nq + nv, nq + nv).
+        mass_matrix_inverse: M⁻¹ (nv, nv), reflected inertia included: the tangent of ẋ in any
+            other input p is −[∂R_q/∂p; M⁻¹ ∂R_v/∂p] dp, R = [R_q; R_v] the implicit residual
+            (`velocity_residual`, ``CalcImplicitTimeDerivativesResidual``) at the same ẋ.
+    """
+
+    A: jax.Array
+    mass_matrix_inverse: jax.Array
+
+
+def time_derivatives_linearization(model, context, xdot, actuation=None):
+    """∂ẋ/∂x and M⁻¹ at ``xdot`` = ẋ(context, actuation), which is taken as known: no forward
+    dynamics is evaluated. The v̇ rows are the implicit rule of `generalized_accelerations`,
+    −M⁻¹ [∂r/∂q, ∂r/∂v] at r(x, v̇) = 0, with the inverse-dynamics core's derivatives analytic
+    where every joint allows (`StatePart`) and the rest of r (damping, force elements, ...)
+    by forward-mode autodiff with that core frozen. Applied forces and desired states are not
+    taken (their tangents would be the caller's)."""
+    nq = model.nq
+    vdot = xdot[nq:]
+    analytic = dyn.analytic_state_derivatives(model)
+
+    def rest(q, v):
+        c = context.replace(q=q, v=v)
+        return velocity_residual(model, c, actuation, None, None, None, vdot,
+                                 freeze_state=analytic)
+
+    def qdot(q, v):
+        return st.map_velocity_to_qdot(model, context.replace(q=q), v)
+
+    Rq, Rv = jax.jacfwd(rest, (0, 1))(context.q, context.v)
+    if analytic:
+        Dq, Dv = dyn.inverse_dynamics_state_jacobians(model, context, vdot, True)
+        Rq, Rv = Rq + Dq, Rv + Dv
+    M_inv = dyn.mass_matrix_inverse(model, context)
+    Nq, Nv = jax.jacfwd(qdot, (0, 1))(context.q, context.v)
+    A = jnp.concatenate([jnp.concatenate([Nq, Nv], 1),
+                         -(M_inv @ jnp.concatenate([Rq, Rv], 1))], 0)
+    return TimeDerivativesLinearization(A, M_inv)
 
 
 def velocity_residual_at(model, context, vdot, actuation=None, applied_forces=None,

@@ -197,6 +197,21 @@ class DynamicsAPI(PlantCore):
                                       desired_state, what)
         return jnp.concatenate([r_q, r_v])
 
+    def CalcTimeDerivativesLinearization(self, context, time_derivatives, actuation=None):
+        """jaxbody's extension: ∂ẋ/∂x (nq + nv, nq + nv) at ẋ = ``time_derivatives``, which
+        must be ``CalcTimeDerivatives(context, actuation)`` (taken as known: no forward dynamics
+        is evaluated), and M⁻¹ (nv, nv), as a `TimeDerivativesLinearization`. The tangent of ẋ
+        in any other input p (parameters, actuation) is −[∂R_q/∂p; M⁻¹ ∂R_v/∂p] dp, R =
+        `CalcImplicitTimeDerivativesResidual` at the same ẋ. What `jax.jacfwd` of
+        CalcTimeDerivatives returns, from the same implicit-function rule, without its forward
+        dynamics and its products with the identity basis (`rollout`'s adjoint uses it)."""
+        what = "CalcTimeDerivativesLinearization"
+        self._require_finalized(what)
+        model = self._model
+        xdot = check_shape(f"{what}: time_derivatives", time_derivatives, (model.nq + model.nv,))
+        self._check_context(context, what)
+        return fd.time_derivatives_linearization(model, context, xdot, actuation)
+
     # --- Energy and power -------------------------------------------------------------------
     def CalcKineticEnergy(self, context):
         """½ vᵀ M(q) v (J), including reflected rotor inertia."""

@@ -34,6 +34,7 @@ from jaxbody.plant.plant_key import PlantKey
 from jaxbody.simulation.integrators import INTEGRATORS, normalize_quaternions
 from jaxbody.simulation.rollout_adjoint import (
     ADJOINT_MIN_JAX,
+    ImplicitStages,
     jax_supports_adjoint,
     linearized_rollout,
 )
@@ -176,7 +177,9 @@ def _rollout(key, controller, num_steps, integrator, save, checkpoint, method, p
     init = (jnp.zeros((), jnp.int32), x0, -jnp.ones((), jnp.int32))
     if adjoint:
         proj = (lambda x: normalize_quaternions(plant, x)) if project else (lambda x: x)
-        run = linearized_rollout(xdot, step_fn, proj, nq, num_steps)
+        run = linearized_rollout(xdot, step_fn, proj, nq, num_steps,
+                                 _implicit_stages(plant, nq) if controller is None
+                                 and desired_states is None else None)
         xs, bad = run(x0, t0, dt, (context, params), (controls, desired_states))
         xN = xs[-1]
     elif checkpoint is True:
@@ -199,3 +202,20 @@ def _rollout(key, controller, num_steps, integrator, save, checkpoint, method, p
         return RolloutResult(None, None, xN, bad)
     times = t0 + jnp.arange(num_steps + 1, dtype=dtype) * dt
     return RolloutResult(times, jnp.concatenate([x0[None], xs], 0), xN, bad)
+
+
+def _implicit_stages(plant, nq):
+    """The plant's ẋ in implicit form for the adjoint (`rollout_adjoint.ImplicitStages`): its
+    linearization at a recorded ẋ and its implicit residual, with the step's actuation u."""
+
+    def at(t, s, w):
+        return w[0].replace(time=t, q=s[:nq], v=s[nq:])
+
+    def linearization(t, s, k, w, inputs):
+        lin = plant.CalcTimeDerivativesLinearization(at(t, s, w), k, inputs[0])
+        return lin.A, lin.mass_matrix_inverse
+
+    def residual(t, s, k, w, inputs):
+        return plant.CalcImplicitTimeDerivativesResidual(at(t, s, w), k, inputs[0])
+
+    return ImplicitStages(linearization, residual)

@@ -90,8 +90,54 @@ def _parameter_tangent(xdot, S, tt, sf, w, us, dw, dus):
     return jax.jvp(f_active, [leaves[i] for i in active], [dleaves[i] for i in active])[1]
 
 
+class ImplicitStages(NamedTuple):
+    """f in implicit form, so that its stages are linearized without evaluating f again.
+
+    Attributes:
+        linearization: ``(t, s, k, w, u) -> (∂f/∂s (nx, nx), M⁻¹ (nv, nv))`` at the known
+            k = f(t, s; w, u).
+        residual: ``(t, s, k, w, u) -> R (nx,)``, zero at k = f(t, s; w, u), with
+            ∂R/∂k = diag(1 (nq), M) (the plant's implicit residual), so that the tangent of f
+            in t or in the parameters is −diag(1, M⁻¹) ∂R.
+    """
+
+    linearization: Callable
+    residual: Callable
+
+
+def _implicit_stage_linearization(implicit, nq, S, tt, sf, kf, w, us, dw, dus):
+    """(∂f/∂t, ∂f/∂s, ė or None) at every stage as `_parameter_tangent` and ``jacfwd`` give
+    them, from `ImplicitStages` at the recorded k: no stage's f is evaluated again."""
+    rep = partial(jnp.repeat, repeats=S, axis=0)
+    A, M_inv = jax.vmap(implicit.linearization, (0, 0, 0, None, 0))(
+        tt, sf, kf, w, jax.tree_util.tree_map(rep, us))
+
+    def solve(R):  # −diag(1, M⁻¹) R at every stage
+        return -jnp.concatenate([R[:, :nq], jnp.einsum("bij,bj->bi", M_inv, R[:, nq:])], 1)
+
+    leaves, treedef = jax.tree_util.tree_flatten((w, us))
+    dleaves = jax.tree_util.tree_leaves((dw, dus), is_leaf=lambda t: isinstance(t, SymbolicZero))
+    active = [i for i, (x, d) in enumerate(zip(leaves, dleaves))
+              if not isinstance(d, SymbolicZero) and jnp.issubdtype(jnp.result_type(x), jnp.inexact)]
+
+    def residual(t, *xs):
+        full = list(leaves)
+        for i, x in zip(active, xs):
+            full[i] = x
+        w_, us_ = jax.tree_util.tree_unflatten(treedef, full)
+        return jax.vmap(implicit.residual, (0, 0, 0, None, 0))(
+            t, sf, kf, w_, jax.tree_util.tree_map(rep, us_))
+
+    p = [leaves[i] for i in active]
+    a_t = solve(jax.jvp(lambda t: residual(t, *p), (tt,), (jnp.ones_like(tt),))[1])
+    if not active:
+        return a_t, A, None
+    R_p = jax.jvp(lambda *xs: residual(tt, *xs), p, [dleaves[i] for i in active])[1]
+    return a_t, A, solve(R_p)
+
+
 def linearized_rollout(xdot: Callable, step_fn: Callable, project: Callable, nq: int,
-                       num_steps: int) -> Callable:
+                       num_steps: int, implicit: ImplicitStages | None = None) -> Callable:
     """``run(x0, t0, dt, w, us) -> (xs, first_nonfinite)`` with derivatives by the adjoint.
 
     Args:
@@ -103,6 +149,9 @@ def linearized_rollout(xdot: Callable, step_fn: Callable, project: Callable, nq:
             identity).
         nq: the number of positions (passed to ``step_fn``).
         num_steps: N.
+        implicit: f's `ImplicitStages`, or None: the stages are then linearized by ``jacfwd``
+            of f (every stage's f evaluated again, and its Jacobian through jacfwd's identity
+            basis).
 
     Returns:
         ``run``: xs (N, nx) = x_1..x_N and the first k with a non-finite x_k (or −1).
@@ -148,14 +197,18 @@ def linearized_rollout(xdot: Callable, step_fn: Callable, project: Callable, nq:
 
         # f's (t, x) Jacobians at all N·S stages, in one batched call
         tt, sf = st.reshape(n * S), ss.reshape(n * S, nx)
-        u_rep = jax.tree_util.tree_map(lambda a: jnp.repeat(a, S, axis=0), us)
+        if implicit is not None:
+            a_t, A, e_dot = _implicit_stage_linearization(
+                implicit, nq, S, tt, sf, ks.reshape(n * S, nx), w, us, dw, dus)
+        else:
+            u_rep = jax.tree_util.tree_map(lambda a: jnp.repeat(a, S, axis=0), us)
 
-        def f_tx(t, s, u):
-            return xdot(t, s, w, u)
+            def f_tx(t, s, u):
+                return xdot(t, s, w, u)
 
-        a_t, A = jax.vmap(jax.jacfwd(f_tx, (0, 1)))(tt, sf, u_rep)
-        # and f's tangent in the active parameters and inputs (left out when none is)
-        e_dot = _parameter_tangent(xdot, S, tt, sf, w, us, dw, dus)
+            a_t, A = jax.vmap(jax.jacfwd(f_tx, (0, 1)))(tt, sf, u_rep)
+            # and f's tangent in the active parameters and inputs (left out when none is)
+            e_dot = _parameter_tangent(xdot, S, tt, sf, w, us, dw, dus)
         dx0, dt0, ddt = (_instantiate(d) for d in (dx0, dt0, ddt))
 
         # the steps replayed on the affine stage models
