@@ -157,15 +157,12 @@ def time_derivatives_linearization(model, context, xdot, actuation=None):
         return velocity_residual(model, c, actuation, None, None, None, vdot,
                                  freeze_state=analytic)
 
-    def qdot(q, v):
-        return st.map_velocity_to_qdot(model, context.replace(q=q), v)
-
     Rq, Rv = jax.jacfwd(rest, (0, 1))(context.q, context.v)
     if analytic:
         Dq, Dv = dyn.inverse_dynamics_state_jacobians(model, context, vdot, True)
         Rq, Rv = Rq + Dq, Rv + Dv
     M_inv = dyn.mass_matrix_inverse(model, context)
-    Nq, Nv = jax.jacfwd(qdot, (0, 1))(context.q, context.v)
+    Nq, Nv = st.velocity_to_qdot_jacobians(model, context, context.v)
     A = jnp.concatenate([jnp.concatenate([Nq, Nv], 1),
                          -(M_inv @ jnp.concatenate([Rq, Rv], 1))], 0)
     return TimeDerivativesLinearization(A, M_inv)

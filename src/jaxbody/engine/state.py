@@ -253,6 +253,33 @@ def _map_by_groups(topo, q, v):
     return qdot
 
 
+def velocity_to_qdot_jacobians(model, context, v, what="CalcTimeDerivativesLinearization"):
+    """(∂q̇/∂q (nq, nq), ∂q̇/∂v = N(q) (nq, nv)) of q̇ = N(q) v, joint group by joint group:
+    each kind's q̇ block differentiated in its own joints' coordinates only (what jacfwd of
+    `map_velocity_to_qdot` gives, without pushing every direction through every group)."""
+    q = _checked_q(model, context.q, what)
+    topo = model.topology
+    return _qdot_position_jacobian(topo, q, v.astype(q.dtype)), _block_diag_from_groups(topo, q, "N")
+
+
+@partial(jax.jit, static_argnums=(0,))
+def _qdot_position_jacobian(topo, q, v):
+    out = jnp.zeros((topo.nq, topo.nq), q.dtype)
+    for g in topo.groups:
+        if g.kind.nv == 0:
+            continue
+        vg = v[g.vidx]  # (k, nv_g)
+
+        def qdot_g(qg, g=g, vg=vg):  # (k, nq_g)
+            return jnp.einsum("kij,kj->ki", g.kind.N(qg, g.constants).astype(qg.dtype), vg)
+
+        J = jax.jacfwd(qdot_g)(q[g.qidx])  # (k, nq_g, k, nq_g): block diagonal in the joints
+        blk = jnp.moveaxis(jnp.diagonal(J, axis1=0, axis2=2), -1, 0)  # (k, nq_g, nq_g)
+        r = g.qidx
+        out = out.at[r[:, :, None], r[:, None, :]].set(blk)
+    return out
+
+
 def map_qdot_to_velocity(model, context, qdot):
     """v = N⁺(q) q̇. ``qdot: (nq,)``."""
     qdot = check_shape("MapQDotToVelocity: qdot", qdot, (model.nq,))
