@@ -184,25 +184,28 @@ def check_nonsingular(model, context, result, what):
     articulated-body hinge inertia: a joint whose outboard bodies have no mass at all, or
     have no inertia along its motion at this configuration (M's diagonal entry is zero),
     and no reflected rotor inertia. Under jit the result stays NaN."""
-    if isinstance(result, jax.core.Tracer) or bool(np.all(np.isfinite(np.asarray(result)))):
-        return
-    if isinstance(context.q, jax.core.Tracer) or isinstance(context.parameters.mass,
-                                                            jax.core.Tracer):
+    if isinstance(result, jax.core.Tracer) or isinstance(context.q, jax.core.Tracer):
         return
     topo, J = model.topology, model.joints
-    outboard = topo.ancestor.T.astype(float) @ np.asarray(context.parameters.mass)[
-        topo.node_body]  # total mass of each node's subtree
-    diag = np.diag(np.asarray(dyn.mass_matrix(model, context)))
-    scale = max(float(np.max(np.abs(diag), initial=0.0)), 1e-300)
-    q = np.asarray(context.q)
-    for j, name in enumerate(J.names):  # host side, on concrete values only
-        if J.nv[j] == 0:
-            continue
-        if J.kinds[j] is Gimbal and bool(gimbal_lock(q[J.q_start[j]: J.q_start[j] + J.nq[j]])):
+    gimbals = [j for j, kind in enumerate(J.kinds) if kind is Gimbal]
+    q = np.asarray(context.q) if gimbals else None
+    for j in gimbals:  # checked first: ABA can return large finite values there
+        name = J.names[j]
+        if bool(gimbal_lock(q[J.q_start[j]: J.q_start[j] + J.nq[j]])):
             raise ValueError(
                 f"{what}: gimbal joint '{name}' is at its singularity (middle angle "
                 "±90°, |cos θ1| < 1e-3): its first and third axes align and the mass "
                 "matrix is singular. Use a BallJoint (quaternion) for large rotations.")
+    if bool(np.all(np.isfinite(np.asarray(result)))) or isinstance(context.parameters.mass,
+                                                                  jax.core.Tracer):
+        return
+    outboard = topo.ancestor.T.astype(float) @ np.asarray(context.parameters.mass)[
+        topo.node_body]  # total mass of each node's subtree
+    diag = np.diag(np.asarray(dyn.mass_matrix(model, context)))
+    scale = max(float(np.max(np.abs(diag), initial=0.0)), 1e-300)
+    for j, name in enumerate(J.names):  # host side, on concrete values only
+        if J.nv[j] == 0:
+            continue
         vs = slice(J.v_start[j], J.v_start[j] + J.nv[j])
         node = int(J.node[j])
         child = model.bodies.names[int(topo.node_body[node])]  # outboard, reversed or not

@@ -157,12 +157,13 @@ class DynamicsAPI(PlantCore):
         return kin.spatial_accelerations_from_vdot(model, context, vdot)[int(body.index())]
 
     def forward_dynamics_method(self) -> str:
-        """The forward-dynamics algorithm chosen at Finalize: CRBA + Cholesky for nv <= 12, ABA
-        above. Measured (benchmarks/results/dynamics_*.json, 2 loaded CPU cores): on the 7-dof
-        arm CRBA + Cholesky took 0.74-0.89x ABA's time at batch >= 64; on the 18- and 35-dof
-        models the two were within about ±30% of each other, inside the noise, and ABA's cost
-        grows only linearly with the number of bodies while the dense factorization grows with
-        nv³. Pass ``method=`` to choose explicitly."""
+        """The forward-dynamics algorithm of every plant: the articulated-body algorithm, as
+        Drake's. CRBA + Cholesky was the default up to 12 velocities until the batch-minor ABA
+        kernel; measured on the 7-dof arm (one core, float64, 2026-12-07): ABA 114 against
+        261 µs for v̇ at batch 64 (1.6 against 3.6 ms at 1024), its jacfwd 316 against 492 µs,
+        a 100-step RK4 rollout's mass gradient 5.0 against 5.4-5.6 ms; CRBA stays faster for a
+        single unbatched call (24 against 29 µs, mostly call overhead) and compiles faster
+        under vmap (1.3 against 4.5 s). Pass ``method="crba"`` to choose it."""
         self._require_finalized("forward_dynamics_method")
         return self._model.forward_dynamics_method
 

@@ -241,5 +241,5 @@ def compile_model(plant) -> Model:
             constraints=constraints, contact=_contact_spec(plant),
             visual_geometries=tuple(g for g in plant._geometries if g.role() is Role.kIllustration),
             discrete=_discrete_layout(plant, joints, actuators, constraints),
-            forward_dynamics_method="crba" if plant._topology.nv <= 12 else "aba")
+            forward_dynamics_method="aba")
         return Model(key=content_key(sorted(fields.items(), key=lambda kv: kv[0]), owner=plant), **fields)
