@@ -7,11 +7,13 @@ the linearization of the whole trajectory, with everything expensive done in one
 
 1. the forward scan runs the integrator and records every stage's input (t_ki, s_ki) and
    output k_ki = f(t_ki, s_ki), i = 1..S (S = 4 for RK4);
-2. ẋ = f(t, s; w, u_k) is linearized at all N·S stages at once (``jax.linearize`` of a ``vmap``,
-   so the batch-minor dynamics kernels and the forward-dynamics derivative rule run once, at
-   batch N·S): the stage Jacobians A_ki = ∂f/∂s and a_ki = ∂f/∂t come from it (nx + 1
-   applications of the linear map), and the parameter part ė_ki = ∂f/∂(w, u) [ẇ, u̇_k] is the
-   same linear map applied to the parameter tangents;
+2. ẋ = f(t, s; w, u_k) is linearized at all N·S stages at once, at batch N·S (so the
+   batch-minor dynamics kernels run once): the stage Jacobians A_ki = ∂f/∂s and a_ki = ∂f/∂t,
+   and the parameter part ė_ki = ∂f/∂(w, u) [ẇ, u̇_k]. Given f's `ImplicitStages` (the plant's,
+   without a controller), from the implicit form at the recorded k_ki: A from the analytic
+   inverse-dynamics derivatives and M⁻¹, ė = −diag(1, M⁻¹) ∂R/∂(w, u) from the implicit
+   residual R, and no f evaluated again; otherwise by ``jacfwd`` of f and a ``jvp`` in the
+   parameters;
 3. each step is *replayed* with every stage's f replaced by its affine model
    k_ki + A_ki (s − s_ki) + a_ki (t − t_ki) + e_ki: the replay has the step's exact
    derivatives (quaternion projection included) and only small products, so the step Jacobians
