@@ -188,15 +188,18 @@ def test_inputs_and_force_elements_match_plain_autodiff(extras):
 @pytest.mark.parametrize("which", ["model", "extras"])
 def test_linearization_at_known_derivatives_equals_jacfwd(model, extras, which):
     """`CalcTimeDerivativesLinearization` (the rollout adjoint's stage model, no forward
-    dynamics evaluated) against jacfwd of CalcTimeDerivatives: ∂ẋ/∂x, M⁻¹, and the actuation
-    tangent as −diag(1, M⁻¹) ∂R/∂u from the implicit residual. Both plants: every joint kind,
-    and the spring-damper, saturated actuators and gravity-disabled instance of `extras`."""
+    dynamics evaluated) against jacfwd of ẋ by plain autodiff through ABA (not the implicit
+    rule): ∂ẋ/∂x, M⁻¹, and the actuation tangent as −diag(1, M⁻¹) ∂R/∂u from the implicit
+    residual. Both plants: every joint kind, and the spring-damper, saturated actuators and
+    gravity-disabled instance of `extras`."""
     plant, ctx, rng = model if which == "model" else extras
     nq, nu = plant.num_positions(), plant.num_actuators()
     u = jnp.asarray(rng.normal(size=nu) * 2.0) if nu else None
+    _, plain = _fd_pair(plant, "aba")
 
     def xdot(x, u):
-        return plant.CalcTimeDerivatives(ctx.replace(q=x[:nq], v=x[nq:]), u)
+        c = ctx.replace(q=x[:nq], v=x[nq:])
+        return jnp.concatenate([plant.MapVelocityToQDot(c, c.v), plain(c, u)])
 
     @jax.jit
     def run(x, u):
@@ -211,6 +214,8 @@ def test_linearization_at_known_derivatives_equals_jacfwd(model, extras, which):
         return out + (via_R, jax.jacfwd(xdot, 1)(x, u))
 
     got = run(jnp.concatenate([ctx.q, ctx.v]), u)
+    np.testing.assert_allclose(xdot(jnp.concatenate([ctx.q, ctx.v]), u),
+                               plant.CalcTimeDerivatives(ctx, u), rtol=0, atol=1e-10)
     _close(got[0], got[2])
     _close(got[1] @ got[3], jnp.eye(plant.num_velocities()))
     if u is not None:
