@@ -257,6 +257,7 @@ def velocity_to_qdot_jacobians(model, context, v, what="CalcTimeDerivativesLinea
     """(∂q̇/∂q (nq, nq), ∂q̇/∂v = N(q) (nq, nv)) of q̇ = N(q) v, joint group by joint group:
     each kind's q̇ block differentiated in its own joints' coordinates only (what jacfwd of
     `map_velocity_to_qdot` gives, without pushing every direction through every group)."""
+    v = check_shape(f"{what}: v", v, (model.nv,))
     q = _checked_q(model, context.q, what)
     topo = model.topology
     return _qdot_position_jacobian(topo, q, v.astype(q.dtype)), _block_diag_from_groups(topo, q, "N")

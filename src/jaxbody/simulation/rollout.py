@@ -10,9 +10,10 @@
 Pure and traceable: ``jax.jit``, ``jax.vmap`` (over contexts, i.e. initial states and plant
 parameters, over ``controls`` and over ``params``), forward and reverse mode all apply.
 Derivatives come by default from the batched adjoint of `rollout_adjoint` (the dynamics
-linearized at every integrator stage in one batched call, then a scan of one matrix-vector
-product per step): on a 7-dof arm and an 18-dof quadruped, 100 RK4 steps, ``jax.grad`` w.r.t.
-the link masses runs 2.7× and 1.9× faster than plain autodiff of the scan (``adjoint=False``).
+linearized at every integrator stage in one batched call, from the plant's implicit form when
+there is no controller, then a scan of one matrix-vector product per step): on a 7-dof arm and
+an 18-dof quadruped, 100 RK4 steps, ``jax.grad`` w.r.t. the link masses runs 4.4× and 2.7×
+faster than plain autodiff of the scan (``adjoint=False``; benchmarks/rollout.py, 2026-12-07).
 For long horizons ``checkpoint=k`` stores only every k-th state on the forward pass and
 recomputes the rest in the backward pass [Griewank & Walther 2000], so memory grows as
 N/k + k instead of N (``checkpoint=True`` rematerializes inside each step only).

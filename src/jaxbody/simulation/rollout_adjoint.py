@@ -71,13 +71,20 @@ def _instantiate(t):
     return jnp.zeros(t.shape, t.dtype) if isinstance(t, SymbolicZero) else t
 
 
-def _parameter_tangent(xdot, S, tt, sf, w, us, dw, dus):
-    """(N·S, nx) tangent of f at every stage in the parameters w and the step inputs us, from
-    their active (not symbolically zero, inexact) leaves only, or None when none is active."""
+def _active_leaves(w, us, dw, dus):
+    """(leaves of (w, us), their treedef, the tangent leaves, the indices of the active ones:
+    an inexact leaf whose tangent is not symbolically zero)."""
     leaves, treedef = jax.tree_util.tree_flatten((w, us))
     dleaves = jax.tree_util.tree_leaves((dw, dus), is_leaf=lambda t: isinstance(t, SymbolicZero))
     active = [i for i, (x, d) in enumerate(zip(leaves, dleaves))
               if not isinstance(d, SymbolicZero) and jnp.issubdtype(jnp.result_type(x), jnp.inexact)]
+    return leaves, treedef, dleaves, active
+
+
+def _parameter_tangent(xdot, S, tt, sf, w, us, dw, dus):
+    """(N·S, nx) tangent of f at every stage in the parameters w and the step inputs us, from
+    their active (not symbolically zero, inexact) leaves only, or None when none is active."""
+    leaves, treedef, dleaves, active = _active_leaves(w, us, dw, dus)
     if not active:
         return None
 
@@ -117,10 +124,7 @@ def _implicit_stage_linearization(implicit, nq, S, tt, sf, kf, w, us, dw, dus):
     def solve(R):  # −diag(1, M⁻¹) R at every stage
         return -jnp.concatenate([R[:, :nq], jnp.einsum("bij,bj->bi", M_inv, R[:, nq:])], 1)
 
-    leaves, treedef = jax.tree_util.tree_flatten((w, us))
-    dleaves = jax.tree_util.tree_leaves((dw, dus), is_leaf=lambda t: isinstance(t, SymbolicZero))
-    active = [i for i, (x, d) in enumerate(zip(leaves, dleaves))
-              if not isinstance(d, SymbolicZero) and jnp.issubdtype(jnp.result_type(x), jnp.inexact)]
+    leaves, treedef, dleaves, active = _active_leaves(w, us, dw, dus)
 
     def residual(t, *xs):
         full = list(leaves)
