@@ -379,9 +379,9 @@ def test_point_outside_a_large_hull_by_gjk_equals_the_triangle_scan(panda_hulls,
 
 
 def test_oriented_box_gap_bounds_the_distance_from_below():
-    """The broad phase's oriented-box gap (`query._box_gap`) never exceeds the boxes' true
+    """The broad phase's oriented-box gap (`pair_bounds.box_gap`) never exceeds the boxes' true
     distance (GJK on their corners) and equals it for boxes apart along a face normal."""
-    from jaxbody.geometry.collision import query
+    from jaxbody.geometry.collision import pair_bounds
     from jaxbody.geometry.collision.hull_pair import hull_pair
 
     rng = np.random.default_rng(5)
@@ -390,8 +390,8 @@ def test_oriented_box_gap_bounds_the_distance_from_below():
     Ra = np.stack([random_rotation(rng) for _ in range(n)])
     Rb = np.stack([random_rotation(rng) for _ in range(n)])
     gap = rng.normal(size=(n, 3)) * 0.5
-    bound = np.asarray(query._box_gap(jnp.asarray(Ra), jnp.asarray(ha), jnp.asarray(Rb),
-                                      jnp.asarray(hb), jnp.asarray(gap)))
+    bound = np.asarray(pair_bounds.box_gap(jnp.asarray(Ra), jnp.asarray(ha), jnp.asarray(Rb),
+                                           jnp.asarray(hb), jnp.asarray(gap)))
     corners = np.array(list(itertools.product((-1.0, 1.0), repeat=3)))
 
     def box(h):
@@ -405,6 +405,6 @@ def test_oriented_box_gap_bounds_the_distance_from_below():
     assert np.all(bound[apart] <= dist[apart] + 1e-12)
     assert np.all(bound[~apart] <= 1e-12)  # overlapping boxes: never a positive gap
     eye = jnp.eye(3)[None]
-    same = query._box_gap(eye, jnp.asarray([[0.1, 0.2, 0.3]]), eye, jnp.asarray([[0.1, 0.1, 0.1]]),
+    same = pair_bounds.box_gap(eye, jnp.asarray([[0.1, 0.2, 0.3]]), eye, jnp.asarray([[0.1, 0.1, 0.1]]),
                           jnp.asarray([[0.5, 0.0, 0.0]]))
     assert float(same[0]) == pytest.approx(0.3, abs=1e-12)

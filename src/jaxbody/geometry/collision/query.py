@@ -13,8 +13,10 @@ is computed for all n (the larger of the bounding spheres' gap ``‖c_A - c_B‖
 the largest gap between the geometries' oriented bounding boxes over the 15 separating axes; or
 the height of B's sphere above a half space), and ``jax.lax.top_k`` keeps the m closest; ``overflow`` is
 True when a dropped pair's bounding volumes touch (its contact may be missed: raise the cap).
-When n <= m every pair is evaluated and slot i always holds the same pair, so the static
-per-slot arrays `ContactQuery.body_a` etc. are available; with culling they are None and the
+Groups of hull pairs that take GJK/EPA with one point per pair (`hull_group`) solve only the
+pairs whose bound is <= 0, and report only penetrating ones (Drake's point pairs); their other
+slots are invalid. When n <= m every pair is evaluated and slot i always holds the same pair,
+so the static per-slot arrays `ContactQuery.body_a` etc. are available; with culling they are None and the
 per-slot indices in `PointContacts` (dynamic) must be used.
 """
 
@@ -31,7 +33,9 @@ import numpy as np
 from jaxbody.geometry.collision._util import ContactPoints, deepest_k, swap
 from jaxbody.geometry.collision.contact_properties import combine_contact_parameters
 from jaxbody.geometry.collision.convex_point import GJK_MIN_VERTICES
+from jaxbody.geometry.collision.hull_group import near_pair_points
 from jaxbody.geometry.collision.kernels import canonical, get_kernel, is_supported
+from jaxbody.geometry.collision.pair_bounds import bound_distance
 from jaxbody.geometry.collision.polytope_pairs import uses_gjk_epa
 from jaxbody.geometry.collision.polytope_pairs import work_estimate as polytope_work
 from jaxbody.geometry.collision.shape_data import (
@@ -315,35 +319,6 @@ def _first(params):
     return {k: jnp.asarray(v[0]) for k, v in params.items()}
 
 
-def _bound_distance(group, X_a, X_b):
-    """(n,) bounding-sphere distance of every pair of a group."""
-    (ca, ra, ha), (cb, rb, hb) = group.bound_a, group.bound_b
-    c_a = jnp.einsum("nij,nj->ni", X_a[0], ca) + X_a[1]
-    c_b = jnp.einsum("nij,nj->ni", X_b[0], cb) + X_b[1]
-    if group.kinds[0] == "HalfSpace":
-        return jnp.sum((c_b - X_a[1]) * X_a[0][:, :, 2], -1) - rb
-    if group.kinds[1] == "HalfSpace":
-        return jnp.sum((c_a - X_b[1]) * X_b[0][:, :, 2], -1) - ra
-    gap = c_a - c_b
-    spheres = jnp.sqrt(jnp.sum(gap * gap, -1) + 1e-300) - ra - rb
-    boxes = _box_gap(X_a[0], jnp.asarray(ha), X_b[0], jnp.asarray(hb), gap)
-    return jnp.maximum(spheres, boxes)  # both are lower bounds on the distance
-
-
-def _box_gap(R_a, ha, R_b, hb, gap):
-    """(n,) the largest gap between two oriented boxes (axes R's columns, half extents h,
-    centres ``gap`` apart) over the 15 separating axes: a lower bound on their distance."""
-    cross = jnp.cross(R_a[:, :, :, None], R_b[:, :, None, :], axis=1).reshape(-1, 3, 9)
-    U = jnp.concatenate([R_a, R_b, cross], -1)  # (n, 3, 15) axes as columns
-    norm = jnp.sqrt(jnp.sum(U * U, 1))
-    ok = norm > 1e-6
-    U = U / jnp.where(ok, norm, 1.0)[:, None]
-    reach = (jnp.einsum("nia,ni->na", jnp.abs(jnp.einsum("nij,nia->nja", R_a, U)), ha)
-             + jnp.einsum("nia,ni->na", jnp.abs(jnp.einsum("nij,nia->nja", R_b, U)), hb))
-    sep = jnp.abs(jnp.einsum("ni,nia->na", gap, U)) - reach
-    return jnp.max(jnp.where(ok, sep, -jnp.inf), -1)
-
-
 def _evaluate_group(query, group, R_WG, p_WG):
     """(points (m, K) flattened, pair index (m,), overflow) of one group."""
     X_a, X_b = (R_WG[group.ga], p_WG[group.ga]), (R_WG[group.gb], p_WG[group.gb])
@@ -351,25 +326,47 @@ def _evaluate_group(query, group, R_WG, p_WG):
     pb = {k: jnp.asarray(v) for k, v in group.params_b.items()}
     select = jnp.arange(len(group.pair))
     overflow = jnp.zeros((), bool)
-    if group.culled:
-        m = group.evaluated
-        neg_d, idx = jax.lax.top_k(-jax.lax.stop_gradient(_bound_distance(group, X_a, X_b)),
-                                   m + 1)
-        overflow = -neg_d[m] <= 0.0
-        select = idx[:m]
-        pick = lambda t: jax.tree_util.tree_map(lambda x: x[select], t)  # noqa: E731
-        X_a, X_b, pa, pb = pick(X_a), pick(X_b), pick(pa), pick(pb)
-    kernel = get_kernel(*group.kinds)
-    K = group.points_per_pair
+    if _near_pairs_only(group, query.options):  # GJK/EPA on the pairs whose bounds touch
+        n, m = len(group.pair), group.evaluated
+        neg_d, order = jax.lax.top_k(-jax.lax.stop_gradient(bound_distance(group, X_a, X_b)),
+                                     min(n, m + 1))
+        if group.culled:
+            overflow = -neg_d[m] <= 0.0
+        order = order[:m]
+        pts = near_pair_points(pa, X_a, pb, X_b, order, jnp.sum(-neg_d[:m] <= 0.0))
+        if group.culled:
+            select = order
+        else:  # slot i holds pair i
+            pts = jax.tree_util.tree_map(lambda x: x[jnp.argsort(order)], pts)
+    else:
+        if group.culled:
+            m = group.evaluated
+            neg_d, idx = jax.lax.top_k(-jax.lax.stop_gradient(bound_distance(group, X_a, X_b)),
+                                       m + 1)
+            overflow = -neg_d[m] <= 0.0
+            select = idx[:m]
+            pick = lambda t: jax.tree_util.tree_map(lambda x: x[select], t)  # noqa: E731
+            X_a, X_b, pa, pb = pick(X_a), pick(X_b), pick(pa), pick(pb)
+        kernel = get_kernel(*group.kinds)
+        K = group.points_per_pair
 
-    def one(a, xa, b, xb):
-        pts = kernel(a, xa, b, xb, query.options.single_point)
-        return pts if pts.phi.shape[0] == K else deepest_k(pts, K)
+        def one(a, xa, b, xb):
+            pts = kernel(a, xa, b, xb, query.options.single_point)
+            return pts if pts.phi.shape[0] == K else deepest_k(pts, K)
 
-    pts = jax.vmap(one)(pa, X_a, pb, X_b)
+        pts = jax.vmap(one)(pa, X_a, pb, X_b)
     pts = swap(pts, jnp.asarray(group.swapped)[select])
     flat = ContactPoints(*(x.reshape((-1,) + x.shape[2:]) for x in pts))
     return flat, jnp.asarray(group.pair)[select], overflow
+
+
+def _near_pairs_only(group, options) -> bool:
+    """Whether the group's pairs take GJK/EPA with one point per pair, so that only the pairs
+    whose bounding volumes touch are solved (`hull_group`): separated pairs report no point,
+    as in Drake's ``ComputePointPairPenetration``."""
+    return (options.single_point and group.points_per_pair == 1
+            and "edges" in group.params_a and "edges" in group.params_b
+            and uses_gjk_epa(group.params_a, group.params_b))
 
 
 def calc_point_contacts(query: ContactQuery, R_WB, p_WB, contact_parameters) -> PointContacts:
