@@ -322,7 +322,8 @@ def test_hull_pairs_are_capped_with_the_overflow_flagged(panda_hulls):
     assert cost.culled and cost.max_iterations == 64 + 48 and cost.slots == 2
     from jaxbody.geometry.collision.query_cost import describe
     assert describe(cost) == ("3 candidate pairs, 2 evaluated per query (the closest, by "
-                              "bounding spheres and boxes); 2 by GJK/EPA on convex hulls (at "
+                              "bounding spheres and boxes); 2 by GJK/EPA on convex hulls when "
+                              "their bounding boxes touch (at "
                               "most 112 iterations each)")
     query = jax.jit(plant.CalcPointContacts)
     pc = query(spaced(plant, 0.02))

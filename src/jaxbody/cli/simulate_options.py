@@ -46,10 +46,10 @@ def add_arguments(p):
                    help="model files: simplify each mesh's convex hull to at most N (>= 4) of "
                         "its vertices, for speed (default: the exact hulls, as Drake)")
     p.add_argument("--max-hull-pairs", type=int, default=None, metavar="N",
-                   help="model files: evaluate at most N mesh-hull pairs per kind of pair and "
-                        "step, the closest (default 48): fewer run faster (a resting panda "
-                        "touches 2 of its 76 hull pairs); a step that drops a touching pair "
-                        "is counted in the summary's WARNING")
+                   help="model files: keep at most N mesh-hull pairs per kind of pair and "
+                        "step, the closest (default 48; GJK/EPA solves only those whose "
+                        "bounding boxes touch); a step that drops a touching pair is counted "
+                        "in the summary's WARNING")
     p.add_argument("--fixed-base", action="store_true",
                    help="model files: weld the model's root body to the world where the file "
                         "puts it (for arms); otherwise a model without a fixed base floats "

@@ -68,7 +68,8 @@ class ContactQueryOptions:
         max_hull_pairs_per_group: the same cap for groups with large convex hulls (mesh
             collision geometry: hull pairs that run GJK/EPA, spheres, capsules and cylinders
             against hulls): a robot's self-collision pairs are many, few touch at once, and
-            each costs O(hull vertices) per iteration. None: only
+            each costs O(hull vertices) per iteration (GJK/EPA pairs with one point per pair
+            are solved only when their bounding volumes touch, `hull_group`). None: only
             ``max_pairs_per_group``. A step where a dropped pair's bounding volumes touch is
             flagged (``overflow``), never silent.
         max_points_per_pair: keep at most this many points of a pair, the deepest valid ones

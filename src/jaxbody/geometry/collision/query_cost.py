@@ -22,6 +22,8 @@ class QueryCost(NamedTuple):
         max_iterations: GJK's plus EPA's iteration budget of one GJK/EPA pair.
         slots: contact point slots (the SAP problem's size before compaction).
         culled: whether a cap leaves candidate pairs out of some query.
+        touching_only: whether the GJK/EPA pairs are solved only when their bounding volumes
+            touch (one point per pair: `hull_group`), so that a query usually solves far fewer.
     """
 
     candidate_pairs: int
@@ -31,6 +33,7 @@ class QueryCost(NamedTuple):
     max_iterations: int
     slots: int
     culled: bool
+    touching_only: bool = False
 
 
 def query_cost(query) -> QueryCost:
@@ -43,7 +46,8 @@ def query_cost(query) -> QueryCost:
         gjk_epa_pairs=sum(g.evaluated for g in both if uses_gjk_epa(g.params_a, g.params_b)),
         large_hull_pairs=sum(g.evaluated for g in groups if g.large_hull),
         max_iterations=gjk.MAX_ITERATIONS + epa.MAX_ITERATIONS,
-        slots=int(query.num_points), culled=any(g.culled for g in groups))
+        slots=int(query.num_points), culled=any(g.culled for g in groups),
+        touching_only=bool(query.options.single_point))
 
 
 def describe(cost: QueryCost) -> str:
@@ -54,7 +58,8 @@ def describe(cost: QueryCost) -> str:
     if cost.culled:
         out += " (the closest, by bounding spheres and boxes)"
     if cost.gjk_epa_pairs:
-        out += (f"; {cost.gjk_epa_pairs} by GJK/EPA on convex hulls (at most "
+        when = " when their bounding boxes touch" if cost.touching_only else ""
+        out += (f"; {cost.gjk_epa_pairs} by GJK/EPA on convex hulls{when} (at most "
                 f"{cost.max_iterations} iterations each)")
     others = cost.large_hull_pairs - cost.gjk_epa_pairs
     if others:
