@@ -2,14 +2,14 @@
 chunks, and report the penetrating ones: on a heap of seven random hulls (21 pairs, more near
 pairs than one chunk) the points, normals and depths equal those of every pair evaluated (the
 full kernel, `hull_pair`) to 1e-12, separated pairs are invalid slots, and the derivatives in q
-(forward and reverse, under vmap) are the same; `gjk.first_max` is ``argmax``."""
+(forward and reverse, under vmap) are the same; `_util.first_max` is ``argmax``."""
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jaxbody.geometry.collision import gjk, hull_group
+from jaxbody.geometry.collision import _util, hull_group
 from jaxbody.geometry.collision import query as query_module
 from tests.helpers.collision import random_rotation
 
@@ -105,5 +105,5 @@ def test_first_max_is_argmax_with_ties_and_masks():
     rng = np.random.default_rng(0)
     x = jnp.asarray(rng.integers(0, 4, size=(50, 37)).astype(float))  # many ties
     x = jnp.where(jnp.asarray(rng.random((50, 37)) < 0.3), -1e30, x)
-    np.testing.assert_array_equal(np.asarray(jax.vmap(gjk.first_max)(x)),
+    np.testing.assert_array_equal(np.asarray(jax.vmap(_util.first_max)(x)),
                                   np.asarray(jnp.argmax(x, axis=1)))

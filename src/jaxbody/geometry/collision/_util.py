@@ -73,6 +73,13 @@ def relative(X_WA, X_WB):
     return R_WB.T @ R_WA, R_WB.T @ (p_WA - p_WB)
 
 
+def first_max(x):
+    """The first index of the largest entry of ``x`` (V,), as ``jnp.argmax`` (int32): a max
+    and a min-reduction, which XLA:CPU runs about 4× faster than argmax's variadic reduce."""
+    iota = jnp.arange(x.shape[-1], dtype=jnp.int32)
+    return jnp.min(jnp.where(x == jnp.max(x), iota, x.shape[-1] - 1))
+
+
 def deepest(points: ContactPoints) -> ContactPoints:
     """The deepest valid point of K (Drake's one point per pair), as a K = 1 record."""
     i = jnp.argmin(jnp.where(points.valid, points.phi, BIG))

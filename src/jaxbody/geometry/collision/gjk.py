@@ -28,7 +28,7 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from jaxbody.geometry.collision._util import BIG
+from jaxbody.geometry.collision._util import BIG, first_max
 
 MAX_ITERATIONS = 64
 REL_TOLERANCE = 1e-12  # ‖v‖² − v·w ≤ this · ‖v‖²: converged
@@ -61,13 +61,6 @@ def support(vA, mA, vB, mB, d):
 def _along(v, d):
     # elementwise, not a dot: XLA:CPU fuses it with the masking and the reduction
     return v[..., 0] * d[0] + v[..., 1] * d[1] + v[..., 2] * d[2]
-
-
-def first_max(x):
-    """The first index of the largest entry of ``x`` (V,), as ``jnp.argmax`` (int32): a max
-    and a min-reduction, which XLA:CPU runs about 4× faster than argmax's variadic reduce."""
-    iota = jnp.arange(x.shape[-1], dtype=jnp.int32)
-    return jnp.min(jnp.where(x == jnp.max(x), iota, x.shape[-1] - 1))
 
 
 def nearest_in_simplex(W, mask):

@@ -21,7 +21,14 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
-from jaxbody.geometry.collision._util import BIG, ContactPoints, deepest, safe_normalize, to_world
+from jaxbody.geometry.collision._util import (
+    BIG,
+    ContactPoints,
+    deepest,
+    first_max,
+    safe_normalize,
+    to_world,
+)
 from jaxbody.geometry.collision.ellipsoid import ellipsoid_support
 
 CYLINDER_RIM_POINTS = 6
@@ -47,7 +54,7 @@ def halfspace_polytope(params_a, X_WA, params_b, X_WB, single=False) -> ContactP
         return _plane_points(X_WA, to_world(X_WB, V), 0.0, mask, False)
     z_B = X_WB[0].T @ X_WA[0][:, 2]
     height = V[:, 0] * z_B[0] + V[:, 1] * z_B[1] + V[:, 2] * z_B[2]  # + a constant
-    i = jnp.argmin(jnp.where(mask, height, BIG))
+    i = first_max(jnp.where(mask, -height, -BIG))
     return _plane_points(X_WA, to_world(X_WB, V[i][None]), 0.0, jnp.any(mask)[None], False)
 
 
