@@ -74,15 +74,27 @@ def relative(X_WA, X_WB):
 
 
 def first_max(x):
-    """The first index of the largest entry of ``x`` (V,), as ``jnp.argmax`` (int32): a max
-    and a min-reduction, which XLA:CPU runs about 4× faster than argmax's variadic reduce."""
+    """The first index of the largest entry of ``x`` along its last axis, as ``jnp.argmax``
+    (int32): a max and a min-reduction, which XLA:CPU runs about 4× faster than argmax's
+    variadic reduce."""
+    x = jnp.asarray(x)
+    if x.dtype == bool:
+        x = x.astype(jnp.int32)
     iota = jnp.arange(x.shape[-1], dtype=jnp.int32)
-    return jnp.min(jnp.where(x == jnp.max(x), iota, x.shape[-1] - 1))
+    top = jnp.max(x, -1, keepdims=True)
+    return jnp.min(jnp.where(x == top, iota, x.shape[-1] - 1), -1)
+
+
+def first_min(x):
+    """The first index of the smallest entry of ``x`` along its last axis, as ``jnp.argmin``
+    (`first_max`)."""
+    x = jnp.asarray(x)
+    return first_max(~x if x.dtype == bool else -x)
 
 
 def deepest(points: ContactPoints) -> ContactPoints:
     """The deepest valid point of K (Drake's one point per pair), as a K = 1 record."""
-    i = jnp.argmin(jnp.where(points.valid, points.phi, BIG))
+    i = first_min(jnp.where(points.valid, points.phi, BIG))
     return ContactPoints(points.phi[i][None],
                          points.p_WCa[i][None], points.p_WCb[i][None],
                          points.nhat_BA_W[i][None], jnp.any(points.valid)[None])

@@ -19,7 +19,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from jaxbody.geometry.collision._util import BIG, safe_normalize
+from jaxbody.geometry.collision._util import BIG, first_max, first_min, safe_normalize
 from jaxbody.geometry.collision.gjk import gjk, nearest_in_simplex
 
 GJK_MIN_VERTICES = 64
@@ -64,7 +64,7 @@ def convex_point(params, p):
     """(φ, p_GN, ∇φ_G) of the point ``p`` (3,) in G for a polytope ``params``."""
     n, d, pmask = params["planes"][:, :3], params["planes"][:, 3], params["plane_mask"]
     s = jnp.where(pmask, n @ p - d, -BIG)
-    f = jnp.argmax(s)
+    f = first_max(s)
     phi_in = s[f]
     inside = phi_in <= 0
     if params["vertices"].shape[-2] > GJK_MIN_VERTICES:  # outside: GJK on the hull's vertices
@@ -77,7 +77,7 @@ def convex_point(params, p):
     else:  # outside: the nearest hull triangle
         c = closest_point_on_triangles(p, params["tri"])
         dist2 = jnp.where(params["tri_mask"], jnp.sum((p - c) ** 2, -1), BIG)
-        near = c[jnp.argmin(dist2)]
+        near = c[first_min(dist2)]
     g_out, d_out = safe_normalize(p - near, n[f])
     return (jnp.where(inside, phi_in, d_out), jnp.where(inside, p - phi_in * n[f], near),
             jnp.where(inside, n[f], g_out))

@@ -24,7 +24,7 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from jaxbody.geometry.collision._util import BIG
+from jaxbody.geometry.collision._util import BIG, first_max, first_min
 from jaxbody.geometry.collision.gjk import support
 
 MAX_ITERATIONS = 48
@@ -108,7 +108,7 @@ def epa(W, ia, ib, vA, mA, vB, mB, skip=False, max_iterations=MAX_ITERATIONS) ->
 
     def body(s):
         P, IA, IB, F, A, live, fn, fd, _, it = s
-        f = jnp.argmin(fd)
+        f = first_min(fd)
         w, a, b = support(vA, mA, vB, mB, fn[f])
         done = fn[f] @ w - fd[f] <= TOLERANCE
         k = it + 4
@@ -134,7 +134,7 @@ def epa(W, ia, ib, vA, mA, vB, mB, skip=False, max_iterations=MAX_ITERATIONS) ->
         new = jnp.stack([ea, eb, jnp.full(ea.shape, k, jnp.int32)], -1)
         new_adj = jnp.stack([other, starts[eb], ends[ea]], -1)
         # the unseen face's edge b -> a now borders the new face
-        e_back = jnp.argmax(F[other] == eb[:, None], 1)
+        e_back = first_max(F[other] == eb[:, None])
         A2 = A.at[jnp.where(horizon, other, nf), e_back].set(slot, mode="drop")
         A2 = A2.at[slot].set(new_adj, mode="drop")
         F2 = F.at[slot].set(new, mode="drop")
@@ -147,5 +147,5 @@ def epa(W, ia, ib, vA, mA, vB, mB, skip=False, max_iterations=MAX_ITERATIONS) ->
 
     state = (P, IA, IB, F, A, live, fn, fd, jnp.asarray(skip), jnp.asarray(0, jnp.int32))
     P, IA, IB, F, A, live, fn, fd, done, it = jax.lax.while_loop(cond, body, state)
-    f = F[jnp.argmin(fd)]
+    f = F[first_min(fd)]
     return EpaResult(IA[f], IB[f], done, it)

@@ -28,7 +28,7 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from jaxbody.geometry.collision._util import BIG, first_max
+from jaxbody.geometry.collision._util import BIG, first_max, first_min
 
 MAX_ITERATIONS = 64
 REL_TOLERANCE = 1e-12  # ‖v‖² − v·w ≤ this · ‖v‖²: converged
@@ -104,7 +104,7 @@ def nearest_in_simplex(W, mask):
     C = jnp.concatenate([c0, c1, c2, z[None]])
     L = jnp.concatenate([l0, l1, l2, l3[None]])
     OK = jnp.concatenate([ok0, ok1, ok2, ok3[None]])
-    best = jnp.argmin(jnp.where(OK, jnp.sum(C * C, -1), BIG))
+    best = first_min(jnp.where(OK, jnp.sum(C * C, -1), BIG))
     return C[best], L[best]
 
 
@@ -132,7 +132,7 @@ def gjk(vA, mA, vB, mB, d0, max_iterations=MAX_ITERATIONS, active=True,
         converged = vv - v @ w <= REL_TOLERANCE * vv
         if overlap_only:
             converged = converged | (v @ w > 0)
-        slot = jnp.argmin(mask)  # a free slot: at most three are live here
+        slot = first_min(mask)  # a free slot: at most three are live here
         W2 = W.at[slot].set(w)
         ia2, ib2, mask2 = ia.at[slot].set(a), ib.at[slot].set(b), mask.at[slot].set(True)
         v2, lam = nearest_in_simplex(W2, mask2)

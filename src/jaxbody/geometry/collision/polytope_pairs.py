@@ -45,6 +45,8 @@ from jaxbody.geometry.collision import epa, gjk
 from jaxbody.geometry.collision._util import (
     BIG,
     ContactPoints,
+    first_max,
+    first_min,
     safe_normalize,
     stack,
     to_frame,
@@ -170,13 +172,13 @@ def polytope_polytope(params_a, X_WA, params_b, X_WB, single=False) -> ContactPo
     umask = jnp.concatenate([mf, me])
     kind = jnp.concatenate([kf, jnp.full(oe.shape[0], 2, jnp.int32)])
     key = jnp.where(umask, overlap + jnp.where(kind == 2, EDGE_AXIS_BIAS, 0.0), BIG)
-    j = jnp.argmin(key)
+    j = first_min(key)
     n = N[j]
     depth = overlap[j]
     # Support planes and deepest vertices along n.
     sA = jnp.where(mA, vA @ n, BIG)
     sB = jnp.where(mB, vB @ n, -BIG)
-    iA, iB = jnp.argmin(sA), jnp.argmax(sB)
+    iA, iB = first_min(sA), first_max(sB)
     l_A, h_B = sA[iA], sB[iB]
     phi_sat = -depth
     mid = 0.5 * (vA[iA] + vB[iB])
