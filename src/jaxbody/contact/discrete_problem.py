@@ -29,7 +29,7 @@ from jaxbody.contact import sap_problem as sp
 from jaxbody.contact.contact_jacobian import contact_frames, contact_jacobian, empty_contact_jacobian
 from jaxbody.contact.discrete_layout import DiscreteLayout
 from jaxbody.contact.pd_controllers import pd_part
-from jaxbody.contact.sap_problem import SapProblem
+from jaxbody.contact.sap_problem import SapProblem, SelectionRows
 from jaxbody.contact.sap_solver import solve
 from jaxbody.math.cholesky import spd_solve, spd_solve_by_blocks
 
@@ -290,7 +290,8 @@ def build_problem(data: StepData, pc):
         participating = participating.at[row_trees[:, 1]].max(row_active)
     scale_mask = participating[layout.trees.dof_tree]
     problem = SapProblem(A, v_star, Jc, Rc, vhat_c, mu, active_c, Jl, Rl, vhat_l, active_l,
-                         scale_mask, A_tree=A_tree, lower_l=lower_l, upper_l=upper_l, hc=hc)
+                         scale_mask, A_tree=A_tree, lower_l=lower_l, upper_l=upper_l, hc=hc,
+                         selection_rows=SelectionRows(2 * len(layout.limits.dof)))
     return problem, R_WC
 
 

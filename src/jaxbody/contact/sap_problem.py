@@ -24,6 +24,16 @@ from jaxbody.contact.tree_jacobian import TreeJacobian
 from jaxbody.math.small_spd import block_matvec
 
 
+@jax.tree_util.register_static
+@dataclasses.dataclass(frozen=True)
+class SelectionRows:
+    """Static (no leaves under jit, vmap): the first ``count`` rows of a `SapProblem`'s ``Jl``
+    each hold a single ±1 (the joint-limit rows), so their part of JᵀGJ is the diagonal
+    Σ_l G_l J_l², a matrix-vector product instead of a congruence."""
+
+    count: int
+
+
 @jax.tree_util.register_dataclass
 @dataclasses.dataclass(frozen=True)
 class SapProblem:
@@ -55,6 +65,8 @@ class SapProblem:
         hc: None (contacts are friction cones: kSap), or `hunt_crossley.HuntCrossley`: the
             contacts are Drake's Hunt & Crossley constraints (kSimilar, kLagged); ``Rc`` and
             ``vhat_c`` are then unused.
+        selection_rows: `SelectionRows` (static): how many of ``Jl``'s first rows are ±1 on a
+            single velocity (joint limits), whose part of JᵀGJ is diagonal.
     """
 
     A: jax.Array | None
@@ -73,6 +85,7 @@ class SapProblem:
     lower_l: jax.Array | None = None
     upper_l: jax.Array | None = None
     hc: hcm.HuntCrossley | None = None
+    selection_rows: SelectionRows | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -246,7 +259,12 @@ def hessian_at(p: SapProblem, vc, vl):
         H = p.Jc.congruence(Gc, tree_blocks=p.A_tree)
     else:
         H = p.A + p.Jc.congruence(Gc)
-    return H + jnp.einsum("ln,l,lm->nm", p.Jl, Gl, p.Jl)
+    k = p.selection_rows.count if p.selection_rows is not None else 0
+    if k:
+        S = p.Jl[:k]
+        H = H + jnp.diag(Gl[:k] @ (S * S))
+    Jr = p.Jl[k:]
+    return H + jnp.einsum("ln,l,lm->nm", Jr, Gl[k:], Jr) if Jr.shape[0] else H
 
 
 def tree_hessian(p: SapProblem, v):
