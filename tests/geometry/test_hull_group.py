@@ -1,7 +1,8 @@
 """GJK/EPA hull groups evaluate only the pairs whose bounding volumes touch (`hull_group`), in
-chunks, and report the penetrating ones: on a heap of seven random hulls (21 pairs, more near
-pairs than one chunk) the points, normals and depths equal those of every pair evaluated (the
-full kernel, `hull_pair`) to 1e-12, separated pairs are invalid slots, and the derivatives in q
+chunks, all groups in one loop, and report the penetrating ones: on a heap of seven random
+hulls and two boxes (21 hull-hull pairs, capped to 16, and 14 box-hull pairs: more near pairs
+than one chunk) the points, normals and depths equal those of every pair evaluated (the full
+kernel, `hull_pair`) to 1e-12, separated pairs are invalid slots, and the derivatives in q
 (forward and reverse, under vmap) are the same; `_util.first_max` is ``argmax``."""
 
 import jax
@@ -13,33 +14,42 @@ from jaxbody.geometry.collision import _util, hull_group
 from jaxbody.geometry.collision import query as query_module
 from tests.helpers.collision import random_rotation
 
-NUM_BODIES = 7
+NUM_HULLS, NUM_BOXES = 7, 2
+NUM_BODIES = NUM_HULLS + NUM_BOXES
 
 
 @pytest.fixture(scope="module")
 def heap(tmp_path_factory):
-    """(plant, q (3, nq)): seven free bodies with a random convex hull each (30-60 vertices,
-    large enough for GJK/EPA), at three random heaps of configurations."""
+    """(plant, q (3, nq)): seven free bodies with a random convex hull each (ellipsoids of 80
+    vertices, large enough for GJK/EPA, also against a box) and two boxes, hull-hull pairs
+    capped to 16, at three random heaps of configurations."""
     trimesh = pytest.importorskip("trimesh")
     import jaxbody as jb
+    from jaxbody.geometry.collision import ContactQueryOptions
 
     rng = np.random.default_rng(7)
     folder = tmp_path_factory.mktemp("heap")
     plant = jb.MultibodyPlant(0.0)
+    plant.set_contact_query_options(ContactQueryOptions(max_hull_pairs_per_group=16))
     for i in range(NUM_BODIES):
-        points = rng.normal(size=(int(rng.integers(60, 120)), 3)) * rng.uniform(0.04, 0.09, 3)
-        path = folder / f"hull{i}.obj"
-        trimesh.Trimesh(points).convex_hull.export(path)
         body = plant.AddRigidBody(f"b{i}", jb.SpatialInertia.SolidSphereWithMass(1.0, 0.05))
-        plant.RegisterCollisionGeometry(body, jb.RigidTransform(), jb.Convex(str(path)),
-                                        f"g{i}", jb.CoulombFriction(0.5, 0.5))
+        if i < NUM_HULLS:
+            points = rng.normal(size=(80, 3))
+            points *= rng.uniform(0.04, 0.09, 3) / np.linalg.norm(points, axis=1)[:, None]
+            path = folder / f"hull{i}.obj"
+            trimesh.Trimesh(points).convex_hull.export(path)
+            shape = jb.Convex(str(path))
+        else:
+            shape = jb.Box(*rng.uniform(0.05, 0.12, 3))
+        plant.RegisterCollisionGeometry(body, jb.RigidTransform(), shape, f"g{i}",
+                                        jb.CoulombFriction(0.5, 0.5))
     plant.Finalize()
     qs = []
     for _ in range(3):
         ctx = plant.CreateDefaultContext()
         for i in range(NUM_BODIES):
             X = jb.RigidTransform(jb.RotationMatrix(random_rotation(rng)),
-                                  rng.uniform(-0.2, 0.2, 3))
+                                  rng.uniform(-0.13, 0.13, 3))
             ctx = plant.SetFreeBodyPose(ctx, plant.GetBodyByName(f"b{i}"), X)
         qs.append(np.asarray(ctx.q))
     return plant, jnp.asarray(np.stack(qs))
@@ -68,12 +78,15 @@ def test_near_pairs_equal_every_pair_evaluated(heap, both):
     plant, qs = heap
     near, every = both
     pc, ref = near(qs), every(qs)
-    assert plant.get_contact_query_cost().gjk_epa_pairs == 21
+    cost = plant.get_contact_query_cost()
+    assert cost.gjk_epa_pairs == 16 + 14 and cost.culled
     penetrating = np.asarray(ref.valid & (ref.phi < 0))
-    assert np.array_equal(np.asarray(pc.valid), penetrating)  # separated: no point, as Drake
+    valid = np.asarray(pc.valid)
+    assert np.array_equal(valid & np.asarray(pc.phi < 0), penetrating)
+    assert np.all(np.asarray(ref.valid)[valid])  # separated hulls: no point, as Drake
     assert penetrating.sum(1).min() >= 3 and (~penetrating).sum(1).min() >= 3
-    # more near pairs than one chunk: the loop runs twice or more
-    assert np.asarray(ref.phi < 0.1).sum(1).max() > hull_group.CHUNK
+    # more penetrating (so near) pairs than one chunk: the loop runs twice or more
+    assert penetrating.sum(1).max() > hull_group.CHUNK
     for field in ("phi", "p_WC", "nhat_BA_W", "p_WCa", "p_WCb"):
         a, b = np.asarray(getattr(pc, field)), np.asarray(getattr(ref, field))
         np.testing.assert_allclose(a[penetrating], b[penetrating], atol=1e-12, err_msg=field)

@@ -27,9 +27,11 @@ the batch's largest chunk count, each chunk for every member.
 from __future__ import annotations
 
 import functools
+from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from jaxbody.geometry.collision._util import ContactPoints, to_world
 from jaxbody.geometry.collision.hull_pair import (
@@ -39,6 +41,7 @@ from jaxbody.geometry.collision.hull_pair import (
     solution,
     solution_points,
 )
+from jaxbody.geometry.collision.pair_bounds import bound_distance
 
 # Members per chunk of the GJK/EPA loop: the lanes that run in lock step.
 CHUNK = 8
@@ -94,3 +97,66 @@ def near_pair_points(params_a, X_a, params_b, X_b, order, num_near, chunk=CHUNK
         world(Xa_, at(gA, sol.gjk_ia)), world(Xb_, at(gB, sol.gjk_ib)), sol.gjk_mask,
         world(Xa_, at(gA, sol.epa_ia)), world(Xb_, at(gB, sol.epa_ib)), sol.overlap)
     return points._replace(valid=((jnp.arange(m) < num_near) & sol.overlap)[:, None])
+
+
+class NearGroup(NamedTuple):
+    """One group's share of `near_groups_points`: ``points`` (m, 1) in the group's slot order,
+    ``select`` (m,) the group's pair of each slot, ``overflow`` whether the group's cap
+    dropped a pair whose bounds touch."""
+
+    points: ContactPoints
+    select: jax.Array
+    overflow: jax.Array
+
+
+def near_groups_points(groups, R_WG, p_WG) -> list[NearGroup]:
+    """`near_pair_points` for several GJK/EPA groups of a query (`query.PairGroup`) at once, in
+    one chunked loop: their vertex tables are padded to common sizes (masked) and their kept
+    pairs sorted together by bound, so that one compiled GJK/EPA serves them all. Each group
+    keeps its cap (``evaluated``, the closest pairs by bound) and its overflow flag; a group
+    without a cap keeps its pairs in their own slots."""
+    kept, bounds, overflows = [], [], []
+    offsets = np.cumsum([0] + [len(g.pair) for g in groups])
+    for g in groups:
+        X_a, X_b = (R_WG[g.ga], p_WG[g.ga]), (R_WG[g.gb], p_WG[g.gb])
+        n, m = len(g.pair), g.evaluated
+        neg_d, order = jax.lax.top_k(-jax.lax.stop_gradient(bound_distance(g, X_a, X_b)),
+                                     min(n, m + 1))
+        overflows.append(-neg_d[m] <= 0.0 if g.culled else jnp.zeros((), bool))
+        kept.append(order[:m])
+        bounds.append(-neg_d[:m])
+    table = lambda side, key: _padded([getattr(g, side)[key] for g in groups])  # noqa: E731
+    params_a = {"vertices": table("params_a", "vertices"),
+                "vertex_mask": table("params_a", "vertex_mask")}
+    params_b = {"vertices": table("params_b", "vertices"),
+                "vertex_mask": table("params_b", "vertex_mask")}
+    X_a = (R_WG[np.concatenate([g.ga for g in groups])],
+           p_WG[np.concatenate([g.ga for g in groups])])
+    X_b = (R_WG[np.concatenate([g.gb for g in groups])],
+           p_WG[np.concatenate([g.gb for g in groups])])
+    bound = jnp.concatenate(bounds)
+    perm = jnp.argsort(bound, stable=True)
+    order = jnp.concatenate([k + int(o) for k, o in zip(kept, offsets)])[perm]
+    points = near_pair_points(params_a, X_a, params_b, X_b, order, jnp.sum(bound <= 0.0))
+    points = jax.tree_util.tree_map(lambda x: x[jnp.argsort(perm)], points)
+    out, start = [], 0
+    for g, k, over in zip(groups, kept, overflows):
+        m = g.evaluated
+        pts = jax.tree_util.tree_map(lambda x, s=start, m=m: x[s:s + m], points)
+        start += m
+        if g.culled:
+            out.append(NearGroup(pts, k, over))
+        else:  # slot i holds pair i
+            pts = jax.tree_util.tree_map(lambda x, k=k: x[jnp.argsort(k)], pts)
+            out.append(NearGroup(pts, jnp.arange(m), over))
+    return out
+
+
+def _padded(tables):
+    """The (n_g, V_g, ...) tables of several groups as one (Σ n_g, max V_g, ...) table, padded
+    with zeros (False for masks) at the end of each row."""
+    V = max(t.shape[1] for t in tables)
+    return jnp.asarray(np.concatenate([
+        np.pad(np.asarray(t), [(0, 0), (0, V - t.shape[1])] + [(0, 0)] * (np.ndim(t) - 2))
+        for t in tables]))
+

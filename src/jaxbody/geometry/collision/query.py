@@ -33,7 +33,7 @@ import numpy as np
 from jaxbody.geometry.collision._util import ContactPoints, deepest_k, swap
 from jaxbody.geometry.collision.contact_properties import combine_contact_parameters
 from jaxbody.geometry.collision.convex_point import GJK_MIN_VERTICES
-from jaxbody.geometry.collision.hull_group import near_pair_points
+from jaxbody.geometry.collision.hull_group import near_groups_points
 from jaxbody.geometry.collision.kernels import canonical, get_kernel, is_supported
 from jaxbody.geometry.collision.pair_bounds import bound_distance
 from jaxbody.geometry.collision.polytope_pairs import uses_gjk_epa
@@ -327,35 +327,27 @@ def _evaluate_group(query, group, R_WG, p_WG):
     pb = {k: jnp.asarray(v) for k, v in group.params_b.items()}
     select = jnp.arange(len(group.pair))
     overflow = jnp.zeros((), bool)
-    if _near_pairs_only(group, query.options):  # GJK/EPA on the pairs whose bounds touch
-        n, m = len(group.pair), group.evaluated
-        neg_d, order = jax.lax.top_k(-jax.lax.stop_gradient(bound_distance(group, X_a, X_b)),
-                                     min(n, m + 1))
-        if group.culled:
-            overflow = -neg_d[m] <= 0.0
-        order = order[:m]
-        pts = near_pair_points(pa, X_a, pb, X_b, order, jnp.sum(-neg_d[:m] <= 0.0))
-        if group.culled:
-            select = order
-        else:  # slot i holds pair i
-            pts = jax.tree_util.tree_map(lambda x: x[jnp.argsort(order)], pts)
-    else:
-        if group.culled:
-            m = group.evaluated
-            neg_d, idx = jax.lax.top_k(-jax.lax.stop_gradient(bound_distance(group, X_a, X_b)),
-                                       m + 1)
-            overflow = -neg_d[m] <= 0.0
-            select = idx[:m]
-            pick = lambda t: jax.tree_util.tree_map(lambda x: x[select], t)  # noqa: E731
-            X_a, X_b, pa, pb = pick(X_a), pick(X_b), pick(pa), pick(pb)
-        kernel = get_kernel(*group.kinds)
-        K = group.points_per_pair
+    if group.culled:
+        m = group.evaluated
+        neg_d, idx = jax.lax.top_k(-jax.lax.stop_gradient(bound_distance(group, X_a, X_b)), m + 1)
+        overflow = -neg_d[m] <= 0.0
+        select = idx[:m]
+        pick = lambda t: jax.tree_util.tree_map(lambda x: x[select], t)  # noqa: E731
+        X_a, X_b, pa, pb = pick(X_a), pick(X_b), pick(pa), pick(pb)
+    kernel = get_kernel(*group.kinds)
+    K = group.points_per_pair
 
-        def one(a, xa, b, xb):
-            pts = kernel(a, xa, b, xb, query.options.single_point)
-            return pts if pts.phi.shape[0] == K else deepest_k(pts, K)
+    def one(a, xa, b, xb):
+        pts = kernel(a, xa, b, xb, query.options.single_point)
+        return pts if pts.phi.shape[0] == K else deepest_k(pts, K)
 
-        pts = jax.vmap(one)(pa, X_a, pb, X_b)
+    pts = jax.vmap(one)(pa, X_a, pb, X_b)
+    return _slots(group, pts, select, overflow)
+
+
+def _slots(group, pts, select, overflow):
+    """(points (m, K) flattened, pair index (m,), overflow) of a group's evaluated pairs
+    ``select`` (their A and B back in the candidates' order)."""
     pts = swap(pts, jnp.asarray(group.swapped)[select])
     flat = ContactPoints(*(x.reshape((-1,) + x.shape[2:]) for x in pts))
     return flat, jnp.asarray(group.pair)[select], overflow
@@ -388,8 +380,13 @@ def calc_point_contacts(query: ContactQuery, R_WB, p_WB, contact_parameters) -> 
     R_WG = R_W @ jnp.asarray(query.R_BG, dtype)
     p_WG = p_WB[gbody] + jnp.einsum("gij,gj->gi", R_W, jnp.asarray(query.p_BG, dtype))
     parts, pair_idx, overflow = [], [], jnp.zeros((), bool)
+    near = [g for g in query.groups if _near_pairs_only(g, query.options)]
+    solved = dict(zip(map(id, near), near_groups_points(near, R_WG, p_WG) if near else ()))
     for group in query.groups:
-        pts, pair, over = _evaluate_group(query, group, R_WG, p_WG)
+        if id(group) in solved:  # GJK/EPA on the pairs whose bounds touch, all groups at once
+            pts, pair, over = _slots(group, *solved[id(group)])
+        else:
+            pts, pair, over = _evaluate_group(query, group, R_WG, p_WG)
         parts.append(pts)
         pair_idx.append(jnp.repeat(pair, group.points_per_pair))
         overflow = overflow | over
