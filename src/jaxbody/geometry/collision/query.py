@@ -380,11 +380,12 @@ def calc_point_contacts(query: ContactQuery, R_WB, p_WB, contact_parameters) -> 
     R_WG = R_W @ jnp.asarray(query.R_BG, dtype)
     p_WG = p_WB[gbody] + jnp.einsum("gij,gj->gi", R_W, jnp.asarray(query.p_BG, dtype))
     parts, pair_idx, overflow = [], [], jnp.zeros((), bool)
-    near = [g for g in query.groups if _near_pairs_only(g, query.options)]
-    solved = dict(zip(map(id, near), near_groups_points(near, R_WG, p_WG) if near else ()))
-    for group in query.groups:
-        if id(group) in solved:  # GJK/EPA on the pairs whose bounds touch, all groups at once
-            pts, pair, over = _slots(group, *solved[id(group)])
+    near = [i for i, g in enumerate(query.groups) if _near_pairs_only(g, query.options)]
+    solved = dict(zip(near, near_groups_points([query.groups[i] for i in near], R_WG, p_WG)
+                      if near else ()))
+    for i, group in enumerate(query.groups):
+        if i in solved:  # GJK/EPA on the pairs whose bounds touch, all groups at once
+            pts, pair, over = _slots(group, *solved[i])
         else:
             pts, pair, over = _evaluate_group(query, group, R_WG, p_WG)
         parts.append(pts)
