@@ -47,6 +47,6 @@ def forward_dynamics(topo, q, v, tau, mass, com, unit_inertia, frame_R, frame_p,
     A_world = jnp.concatenate([jnp.zeros_like(gravity), -gravity.astype(dtype)])[:, None]
     vdot = articulated_body_passes(
         tree, gather_sum(bk.M_O, hanging), gather_sum(pA_b, hanging),
-        gather_sum(bk.c_O, starts), take(bk.S_O, order), take(tau, order, 0),
+        gather_sum(bk.c_O, starts), bk.S_L, take(tau, order, 0),
         take(refl, order, 0), A_world, level_ordered=True)  # (6, 1, b) world acceleration
     return take(vdot, np.argsort(order), 0)

@@ -24,6 +24,7 @@ from jaxbody.algorithms.batch_minor.algebra import (
 )
 from jaxbody.algorithms.batch_minor.kinematics import (
     applied_about_origin,
+    dof_ordered,
     dynamics_kinematics,
     level_order,
 )
@@ -63,14 +64,14 @@ def inverse_dynamics(topo, q, v, vdot, mass, com, unit_inertia, frame_R, frame_p
     """τ (nv, B) = M v̇ + C v − Σ Jᵀ Fapp (no gravity, as `rnea.inverse_dynamics`)."""
     lo = level_order(topo)
     bk = dynamics_kinematics(topo, q, v, mass, com, unit_inertia, frame_R, frame_p)
-    a_own = gather_sum(bk.S_O * vdot, lo.node_dofs)  # Σ_{k ∈ b} S_k v̇_k
+    a_own = gather_sum(bk.S_L * take(vdot, lo.dofs, 0), lo.node_dofs_L)  # Σ_{k ∈ b} S_k v̇_k
     A = path_sum(lo, bk.c_O + a_own)
     M = inertia_parts(bk.M_O)
     F = inertia_times(M, A) + force_cross(bk.V_O, inertia_times(M, bk.V_O))
     if F_Bo_W is not None:
         F = F - applied_about_origin(topo, lo, bk, F_Bo_W)
     F = jnp.concatenate([jnp.zeros_like(F[:, :1]), F[:, 1:]], -2)  # the world's
-    return dot(bk.S_O, take(subtree_sum(lo, F), lo.dof_node))
+    return dof_ordered(lo, dot(bk.S_L, take(subtree_sum(lo, F), lo.dof_node_L)), 0)
 
 
 def mass_matrix(topo, q, mass, com, unit_inertia, frame_R, frame_p):
@@ -79,11 +80,12 @@ def mass_matrix(topo, q, mass, com, unit_inertia, frame_R, frame_p):
     nv, B, dtype = topo.nv, q.shape[-1], q.dtype
     v0 = jnp.zeros((nv, B), dtype)
     bk = dynamics_kinematics(topo, q, v0, mass, com, unit_inertia, frame_R, frame_p)
-    Ic = [take(subtree_sum(lo, x), lo.dof_node) for x in inertia_parts(bk.M_O)]
-    F = inertia_times(Ic, bk.S_O)  # Ic_{b(k)} S_k, (6, nv, B)
+    Ic = [take(subtree_sum(lo, x), lo.dof_node_L) for x in inertia_parts(bk.M_O)]
+    F = inertia_times(Ic, bk.S_L)  # Ic_{b(k)} S_k, (6, nv, B), dofs in level order
     anc = topo.ancestor[topo.dof_node][:, topo.dof_node]  # anc[k, l]: b(l) ⪯ b(k)
     ks, ls = np.nonzero(anc)
-    pairs = dot(take(F, ks), take(bk.S_O, ls))  # (npairs, B)
+    at = np.argsort(lo.dofs)  # dof -> level-order position
+    pairs = dot(take(F, at[ks]), take(bk.S_L, at[ls]))  # (npairs, B)
     index = np.full((nv, nv), len(ks), np.int64)  # len(ks): zero
     index[ks, ls] = np.arange(len(ks))
     index[ls, ks] = np.arange(len(ks))

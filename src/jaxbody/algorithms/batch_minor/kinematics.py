@@ -33,6 +33,7 @@ from jaxbody.algorithms.batch_minor.algebra import (
     take,
     transpose,
 )
+from jaxbody.algorithms.batch_minor.joint_stage import bias_of_joints, joint_stage, subspaces
 from jaxbody.algorithms.batch_minor.welds import (
     WeldPlan,
     WeldPoses,
@@ -41,8 +42,6 @@ from jaxbody.algorithms.batch_minor.welds import (
     weld_plan,
     welded_poses,
 )
-from jaxbody.joints.kinds import Revolute
-from jaxbody.math.fusion import materialize
 
 
 class BatchKinematics(NamedTuple):
@@ -50,7 +49,8 @@ class BatchKinematics(NamedTuple):
 
     R_WB: jax.Array  # (3, 3, n, B)
     p_WB: jax.Array  # (3, n, B)
-    S_O: jax.Array  # (6, nv, B): joint subspace columns about Wo, in W
+    S_L: jax.Array  # (6, nv, B): joint subspace columns about Wo, in W, in the level order of
+    # the dofs (`LevelOrder.dofs`)
     V_O: jax.Array  # (6, n, B): body twists about Wo
     c_O: jax.Array  # (6, n, B): Ab^O_b − Ab^O_parent(b)
     M_O: jax.Array  # (6, 6, n, B): spatial inertias about Wo (welded bodies folded in)
@@ -67,6 +67,10 @@ class LevelOrder(NamedTuple):
     dof_node: np.ndarray  # (nv,) level-order position of each dof's node
     node_dofs: list  # per level-order position: its dofs
     welds: WeldPlan  # how welded bodies hang from the moving ones
+    dofs: np.ndarray  # (nv,) the dofs in the dof tree's level order (``dof_tree.order``, what
+    # ABA runs in): the dof at each level-order dof position
+    dof_node_L: np.ndarray  # (nv,) level-order node position of each level-ordered dof
+    node_dofs_L: list  # per level-order node position: its dofs' level-order positions
 
 
 @functools.lru_cache(maxsize=64)
@@ -95,71 +99,16 @@ def level_order(topo) -> LevelOrder:
         prev, start = start, stop
     dof_node = position[topo.dof_node]
     node_dofs = [list(np.flatnonzero(dof_node == i)) for i in range(len(nodes))]
-    return LevelOrder(nodes, parent, slices, parent_pos, dof_node, node_dofs, plan)
+    dofs = np.asarray(topo.dof_tree.order, np.int64)
+    dof_node_L = dof_node[dofs]
+    node_dofs_L = [list(np.flatnonzero(dof_node_L == i)) for i in range(len(nodes))]
+    return LevelOrder(nodes, parent, slices, parent_pos, dof_node, node_dofs, plan, dofs,
+                      dof_node_L, node_dofs_L)
 
 
-def _nodes_last(x):
-    """(k, c..., B) as the per-sample kernels give it -> (c..., k, B)."""
-    return jnp.moveaxis(x, 0, -2)
-
-
-def _joint_stage(topo, lo, q, v):
-    """Per-kind joint kernels over the batch: R_FM (3, 3, n, B), p_FM (3, n, B) and Ḣv
-    (6, n, B) in level order, H_FM_F (6, nv, B) in dof order."""
-    B, dtype = q.shape[-1], q.dtype
-    Rs, ps, Hds, Hs, nodes, dofs = [], [], [], [], [], []
-    for g in topo.groups:
-        if not g.kind.nv:  # welded bodies are folded into their representatives
-            continue
-        kind, consts, k = g.kind, g.constants, len(g.nodes)
-        qg = take(q, g.qidx.reshape(-1), 0).reshape(k, kind.nq, B) if kind.nq else \
-            jnp.zeros((k, 0, B), dtype)
-        vg = take(v, g.vidx.reshape(-1), 0).reshape(k, kind.nv, B) if kind.nv else \
-            jnp.zeros((k, 0, B), dtype)
-        if kind is Revolute:
-            Rs.append(_revolute_rotation(consts["axis"], qg[:, 0]))
-            ps.append(jnp.zeros((3, k, B), dtype))
-            Hds.append(jnp.zeros((6, k, B), dtype))
-        else:
-            Rg, pg = jax.vmap(functools.partial(kind.transform, c=consts), -1, -1)(qg)
-            Hdg = jax.vmap(functools.partial(kind.subspace_dot_v, c=consts), -1, -1)(qg, vg)
-            Rs.append(_nodes_last(jnp.broadcast_to(Rg.astype(dtype), (k, 3, 3, B))))
-            ps.append(_nodes_last(jnp.broadcast_to(pg.astype(dtype), (k, 3, B))))
-            Hds.append(_nodes_last(jnp.broadcast_to(Hdg.astype(dtype), (k, 6, B))))
-        nodes.append(g.nodes)
-        if kind.nv:
-            Hg = jax.vmap(functools.partial(kind.subspace, c=consts), -1, -1)(qg)  # (k, 6, m, B)
-            Hg = jnp.broadcast_to(Hg.astype(dtype), Hg.shape[:3] + (B,))
-            Hs.append(jnp.moveaxis(Hg, 1, 2).reshape(-1, 6, B).swapaxes(0, 1))
-            dofs.append(g.vidx.reshape(-1))
-    # the world (and any node in no group) holds the identity
-    covered = np.concatenate(nodes + [np.zeros(0, np.int64)])
-    rest = np.setdiff1d(lo.nodes, covered)
-    eye = jnp.eye(3, dtype=dtype)[:, :, None, None]
-    Rs.append(jnp.broadcast_to(eye, (3, 3, len(rest), B)))
-    ps.append(jnp.zeros((3, len(rest), B), dtype))
-    Hds.append(jnp.zeros((6, len(rest), B), dtype))
-    row = {int(x): i for i, x in enumerate(np.concatenate([covered, rest]))}
-    where = np.asarray([row[int(x)] for x in lo.nodes], np.int64)  # level order -> row
-    R, p, Hd = (take(jnp.concatenate(x, -2), where) for x in (Rs, ps, Hds))
-    if Hs:
-        H = take(jnp.concatenate(Hs, -2), np.argsort(np.concatenate(dofs)))
-    else:
-        H = jnp.zeros((6, 0, B), dtype)
-    return R, p, H, Hd
-
-
-def _revolute_rotation(axis, angle):
-    """Rodrigues' R = 1 + sin θ [k]× + (1 − cos θ) [k]×² (3, 3, k, B) for axes (k, 3) and
-    angles (k, B), with sin θ and cos θ evaluated once per joint: fused into the nine entries
-    they would be evaluated nine times each, and a float64 sine costs about 9 ns on XLA:CPU."""
-    K = np.cross(np.asarray(axis, float)[:, None, :], -np.eye(3)[None])  # (k, 3, 3): [k]×
-    K2 = K @ K
-    s, c = materialize((jnp.sin(angle), 1.0 - jnp.cos(angle)))
-    dtype = angle.dtype
-    K = jnp.asarray(np.moveaxis(K, 0, -1)[..., None], dtype)  # (3, 3, k, 1)
-    K2 = jnp.asarray(np.moveaxis(K2, 0, -1)[..., None], dtype)
-    return jnp.eye(3, dtype=dtype)[:, :, None, None] + K * s + K2 * c
+def dof_ordered(lo, x, axis=-2):
+    """``x`` with its level-ordered dof axis (`LevelOrder.dofs`) put in dof order."""
+    return take(x, np.argsort(lo.dofs), axis)
 
 
 def dynamics_kinematics(topo, q, v, mass, com, unit_inertia, frame_R, frame_p):
@@ -168,7 +117,6 @@ def dynamics_kinematics(topo, q, v, mass, com, unit_inertia, frame_R, frame_p):
     frame_p (3, nf, b)."""
     lo = level_order(topo)
     B, dtype = q.shape[-1], q.dtype
-    R_FM, p_FM, H_F, Hdot_v_F = _joint_stage(topo, lo, q, v)
     fp, fc = topo.frame_on_parent[lo.nodes], topo.frame_on_child[lo.nodes]
     R_PF, p_PF, R_BM, p_BM = take(frame_R, fp), take(frame_p, fp), take(frame_R, fc), \
         take(frame_p, fc)
@@ -176,10 +124,9 @@ def dynamics_kinematics(topo, q, v, mass, com, unit_inertia, frame_R, frame_p):
     if poses.column:  # joint frames on welded parents, expressed in their representatives
         R_rP, p_rP = pose_in_rep(poses, np.maximum(topo.parent[lo.nodes], 0), R_PF)
         R_PF, p_PF = mm(R_rP, R_PF), p_rP + mv(R_rP, p_PF)
-    # ---- X_PB = X_PF X_FM X_MB, with X_MB = X_BM⁻¹ -------------------------------------
-    R_FB = mm(R_FM, transpose(R_BM))
-    R_PB = mm(R_PF, R_FB)
-    p_PB = p_PF + mv(R_PF, p_FM - mv(R_FB, p_BM))
+    # ---- X_PB = X_PF X_FM X_MB, by joint kind (`joint_stage.py`) -------------------------
+    js = joint_stage(topo, lo, q, v, R_PF, p_PF, R_BM, p_BM)
+    R_PB, p_PB = js.R_PB, js.p_PB
     # ---- base to tip: X_WB = X_WP X_PB ----------------------------------------------------
     R_lv = [jnp.broadcast_to(jnp.eye(3, dtype=dtype)[:, :, None, None], (3, 3, 1, B))]
     p_lv = [jnp.zeros((3, 1, B), dtype)]
@@ -189,27 +136,25 @@ def dynamics_kinematics(topo, q, v, mass, com, unit_inertia, frame_R, frame_p):
         p_lv.append(p_WP + mv(R_WP, p_PB[:, a:b]))
     R_WB, p_WB = jnp.concatenate(R_lv, -2), jnp.concatenate(p_lv, -2)
     # ---- joint subspace about Wo ------------------------------------------------------------
-    R_WF = mm(take(R_WB, lo.parent), R_PF)
     p_MoBo_W = -mv(R_WB, p_BM)
-    own = lo.dof_node
-    R_WF_own = take(R_WF, own)
-    h_w = mv(R_WF_own, H_F[:3])
-    h_v = mv(R_WF_own, H_F[3:]) + cross(h_w, take(p_MoBo_W, own))
-    S_O = spatial(h_w, h_v + cross(take(p_WB, own), h_w))
+    S_L, R_WF = subspaces(lo, js, R_WB, p_WB, p_MoBo_W, R_PF)
     # ---- base to tip: V^O = V^O_parent + S^O v ------------------------------------------
-    VJ_O = gather_sum(S_O * v, lo.node_dofs)  # (6, n, B)
+    VJ_O = gather_sum(S_L * take(v, lo.dofs, 0), lo.node_dofs_L)  # (6, n, B)
     V_lv = [jnp.zeros((6, 1, B), dtype)]
     for (a, b), pos in zip(lo.slices, lo.parent_pos):
         V_lv.append(take(V_lv[-1], pos) + VJ_O[:, a:b])
     V_O = jnp.concatenate(V_lv, -2)
-    c_O = _bias_difference(lo, Hdot_v_F, R_WF, p_MoBo_W, p_WB, V_O)
+    c_O = _bias_difference(lo, p_MoBo_W, p_WB, V_O)
+    joints = bias_of_joints(lo, js, R_WF, p_MoBo_W, p_WB)
+    c_O = c_O if joints is None else c_O + joints
     m, h, Ibar = folded_inertias(topo, lo.welds, poses, mass, com, unit_inertia, lo.nodes)
     M_O = _inertia_about_origin(m, h, Ibar, R_WB, p_WB)
-    return BatchKinematics(R_WB, p_WB, S_O, V_O, c_O, M_O, poses)
+    return BatchKinematics(R_WB, p_WB, S_L, V_O, c_O, M_O, poses)
 
 
-def _bias_difference(lo, Hdot_v_F, R_WF, p_MoBo_W, p_WB, V_O):
-    """c_b = Ab^O_b − Ab^O_parent (6, n, B), per node (see the module docstring)."""
+def _bias_difference(lo, p_MoBo_W, p_WB, V_O):
+    """c_b = Ab^O_b − Ab^O_parent (6, n, B), per node (see the module docstring), without the
+    joints' Ḣ v (`joint_stage.bias_of_joints` adds it where a kind has one)."""
     w = V_O[:3]
     v_Bo = V_O[3:] - cross(p_WB, w)
     # across-joint velocity about Bo, in W: V_PB = V_B − V_P shifted to Bo
@@ -217,12 +162,10 @@ def _bias_difference(lo, Hdot_v_F, R_WF, p_MoBo_W, p_WB, V_O):
     r = p_WB - p_P
     w_PB = w - w_P
     v_PB = v_Bo - v_P - cross(w_P, r)
-    # across-joint bias acceleration (v̇ = 0), about Bo, in W
-    hd_w = mv(R_WF, Hdot_v_F[:3])
-    hd_v = mv(R_WF, Hdot_v_F[3:]) + cross(hd_w, p_MoBo_W)
-    a_PB = hd_v + cross(w_PB, cross(w_PB, p_MoBo_W))
+    # across-joint bias acceleration (v̇ = 0, Ḣ = 0), about Bo, in W
+    a_PB = cross(w_PB, cross(w_PB, p_MoBo_W))
     # ComposeWithMovingFrame with the parent's acceleration left out (it cancels)
-    alpha = hd_w + cross(w_P, w_PB)
+    alpha = cross(w_P, w_PB)
     a = cross(w_P, cross(w_P, r)) + a_PB + 2.0 * cross(w_P, v_PB)
     lin = a + cross(v_Bo, w) + cross(p_WB, alpha) - cross(v_P, w_P)
     c = spatial(alpha, lin)

@@ -40,6 +40,7 @@ from jaxbody.algorithms.batch_minor.algebra import (
 from jaxbody.algorithms.batch_minor.inverse_dynamics import path_sum, subtree_sum
 from jaxbody.algorithms.batch_minor.kinematics import (
     applied_about_origin,
+    dof_ordered,
     dynamics_kinematics,
     level_order,
     welded_sum,
@@ -195,7 +196,7 @@ def inverse_dynamics_derivatives(topo, q, v, vdot, mass, com, unit_inertia, fram
     forces (6, num_bodies, b) on each body at Bo in W (fixed in W), or None."""
     lo, pl = level_order(topo), plan(topo)
     bk = dynamics_kinematics(topo, q, v, mass, com, unit_inertia, frame_R, frame_p)
-    S, own = bk.S_O, lo.dof_node
+    S, own = dof_ordered(lo, bk.S_L), lo.dof_node
     Sv = S * v
     # the relation sums as tree recursions (O(n), not O(n · depth) gathers): the velocity
     # carrying column k is the parent's twist plus the joint's own movers of k; the sum over
