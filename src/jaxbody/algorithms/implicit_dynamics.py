@@ -80,14 +80,20 @@ def _canonical(x):
     return x + jnp.zeros((), x.dtype) if jnp.issubdtype(x.dtype, jnp.inexact) else x
 
 
-def _residual_tangent(residual, state, flat, primals, tangents, at):
+def _uses_state_jacobians(flat, tangents):
+    """Whether the tangent rule takes the (q, v) part from the `StatePart`'s matrices."""
+    _, _, kq, kv = flat
+    return kq is not None and any(not isinstance(tangents[k], SymbolicZero) for k in (kq, kv))
+
+
+def _residual_tangent(residual, state, flat, primals, tangents, at, jacobians=None):
     """∂r/∂x · dx of ``residual(args, at)`` at the primals, or None if no tangent is active;
-    the (q, v) part from ``state.jacobians`` when it applies."""
+    the (q, v) part from ``state.jacobians`` (or the given ``jacobians``) when it applies."""
     _, rebuild, kq, kv = flat
     active = [k for k, t in enumerate(tangents) if not isinstance(t, SymbolicZero)]
     if not active:
         return None
-    analytic = kq is not None and (kq in active or kv in active)
+    analytic = _uses_state_jacobians(flat, tangents)
     r_fun = state.residual_frozen if analytic else residual
 
     def r_active(*xs):
@@ -98,7 +104,7 @@ def _residual_tangent(residual, state, flat, primals, tangents, at):
 
     _, r_dot = jax.jvp(r_active, [primals[k] for k in active], [tangents[k] for k in active])
     if analytic:
-        Dq, Dv = state.jacobians(rebuild(primals), at)
+        Dq, Dv = state.jacobians(rebuild(primals), at) if jacobians is None else jacobians
         if kq in active:
             r_dot = r_dot + Dq @ tangents[kq]
         if kv in active:
@@ -107,7 +113,7 @@ def _residual_tangent(residual, state, flat, primals, tangents, at):
 
 
 def implicit_forward_dynamics(solve, residual, mass_matrix_inverse, args, state=None,
-                              factored_solve=None):
+                              factored_solve=None, fused=None):
     """``solve(args)`` (v̇, (nv,)) with the tangent rule above.
 
     Args:
@@ -119,6 +125,9 @@ def implicit_forward_dynamics(solve, residual, mass_matrix_inverse, args, state=
         factored_solve: optional ``args -> (v̇, L)`` with L the Cholesky factor of M (a
             CRBA + Cholesky solve has it anyway): the tangent rule then solves with L instead of
             inverting M again (fewer operations in a differentiated scan body).
+        fused: optional ``args -> (v̇, (∂r/∂q, ∂r/∂v), M⁻¹)``, what ``solve``,
+            ``state.jacobians`` at v̇ and ``mass_matrix_inverse`` give, computed together
+            (sharing their kinematics); used when the rule takes the `StatePart`'s matrices.
     """
     flat = _flatten(args, state)
     rebuild = flat[1]
@@ -128,6 +137,10 @@ def implicit_forward_dynamics(solve, residual, mass_matrix_inverse, args, state=
         return solve(rebuild(values))
 
     def fd_jvp(primals, tangents):
+        if fused is not None and state is not None and _uses_state_jacobians(flat, tangents):
+            vdot, jacobians, M_inv = fused(rebuild(primals))
+            r_dot = _residual_tangent(residual, state, flat, primals, tangents, vdot, jacobians)
+            return vdot, -(M_inv @ r_dot)
         if factored_solve is not None:
             vdot, L = factored_solve(rebuild(primals))
         else:

@@ -29,16 +29,29 @@ def _batch_minor_eligible(model, applied_spatial_force):
             and model.bodies.gravity_disabled.size == 0 and not model.contact.continuous)
 
 
-def _batch_minor_aba(model, context, actuation, applied_forces, applied_generalized_force):
+def _batch_minor_inputs(model, context, actuation, applied_forces, applied_generalized_force):
     tau = fo.joint_forces(model, context, actuation, applied_forces)
     if applied_generalized_force is not None:
         tau = tau + check_shape("applied_generalized_force", applied_generalized_force,
                                 (model.nv,)).astype(tau.dtype)
     F = None if applied_forces is None else applied_forces.body_forces().astype(tau.dtype)
     P = context.parameters
-    return batch_minor.forward_dynamics(
-        model.topology, context.q, context.v, tau, fo.reflected_inertia(model, context), F,
-        P.mass, P.com, P.unit_inertia, P.frame_R, P.frame_p, P.gravity)
+    return (model.topology, context.q, context.v, tau, fo.reflected_inertia(model, context), F,
+            P.mass, P.com, P.unit_inertia, P.frame_R, P.frame_p, P.gravity)
+
+
+def _batch_minor_aba(model, context, actuation, applied_forces, applied_generalized_force):
+    return batch_minor.forward_dynamics(*_batch_minor_inputs(
+        model, context, actuation, applied_forces, applied_generalized_force))
+
+
+def _batch_minor_derivatives(model, context, actuation, applied_forces,
+                             applied_generalized_force):
+    """(v̇, (∂r/∂q, ∂r/∂v), M⁻¹) of `velocity_residual`'s state part, as
+    `generalized_accelerations`' tangent rule needs them, from one batch-minor kernel."""
+    vdot, Dq, Dv, M_inv = batch_minor.forward_dynamics_derivatives(*_batch_minor_inputs(
+        model, context, actuation, applied_forces, applied_generalized_force))
+    return vdot, (Dq, Dv), M_inv
 
 
 def accelerations_by(model, context, actuation, applied_forces, applied_generalized_force,
@@ -117,12 +130,16 @@ def generalized_accelerations(model, context, actuation=None, applied_forces=Non
         lambda a, vdot: velocity_residual(model, *a, vdot, freeze_state=True),
         lambda a, vdot: dyn.inverse_dynamics_state_jacobians(model, a[0], vdot, True, a[2]))
     state = state if dyn.analytic_state_derivatives(model) else None
+    fused = None
+    if method == "aba" and _batch_minor_eligible(model, applied_spatial_force):
+        fused = lambda a: _batch_minor_derivatives(model, *a[:4])  # noqa: E731
     vdot = implicit_forward_dynamics(
         lambda a: accelerations_by(model, *a, method=method),
         lambda a, vdot: velocity_residual(model, *a, vdot),
         lambda a: dyn.mass_matrix_inverse(model, a[0]),
         inputs, state,
-        factored_solve=(lambda a: _crba_factored(model, *a)) if method == "crba" else None)
+        factored_solve=(lambda a: _crba_factored(model, *a)) if method == "crba" else None,
+        fused=fused)
     check_nonsingular(model, context, vdot, what)
     return vdot
 

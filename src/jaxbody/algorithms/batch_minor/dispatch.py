@@ -2,9 +2,10 @@
 
 ``forward_dynamics``, ``inverse_dynamics``, ``mass_matrix``, ``mass_matrix_inverse`` and
 ``inverse_dynamics_derivatives`` take one sample (Drake's per-sample shapes) and return v̇ (nv,),
-τ (nv,), M (nv, nv), M⁻¹ (nv, nv) and (∂τ/∂q (nv, nq), ∂τ/∂v (nv, nv)). Called plainly they run
-the per-sample reference (`dynamics_kinematics` + `aba` / `rnea` / `crba` (+ a Cholesky
-inverse) / `rnea_derivatives`). Under `jax.vmap` a
+τ (nv,), M (nv, nv), M⁻¹ (nv, nv) and (∂τ/∂q (nv, nq), ∂τ/∂v (nv, nv));
+``forward_dynamics_derivatives`` returns v̇ with the last two at it, from shared kinematics.
+Called plainly they run the per-sample reference (`dynamics_kinematics` + `aba` / `rnea` /
+`crba` (+ a Cholesky inverse) / `rnea_derivatives`). Under `jax.vmap` a
 `jax.custom_batching.custom_vmap` rule takes over: the batch is moved to the last axis
 (components first, see `algebra.py`) and, on a CPU, cut into chunks of `CHUNKS` ``["cpu"]``
 members that stay in cache and run one after the other (`lax.map`); each chunk runs the
@@ -32,6 +33,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxbody.algorithms import aba, crba, rnea, rnea_derivatives
+from jaxbody.algorithms.batch_minor import forward_derivatives as bm_fdd
 from jaxbody.algorithms.batch_minor import forward_dynamics as bm_fd
 from jaxbody.algorithms.batch_minor import inverse_dynamics as bm_id
 from jaxbody.algorithms.batch_minor import mass_inverse as bm_minv
@@ -134,6 +136,14 @@ def _idd_reference(topo, q, v, vdot, F_Bo_W, mass, com, unit_inertia, frame_R, f
     return Dd @ rnea_derivatives.joint_delta_map(topo, q, Dd.dtype), Dv
 
 
+def _fdd_reference(topo, q, v, tau, refl, F_Bo_W, mass, com, unit_inertia, frame_R, frame_p,
+                   gravity):
+    params = (mass, com, unit_inertia, frame_R, frame_p)
+    vdot = _fd_reference(topo, q, v, tau, refl, F_Bo_W, *params, gravity)
+    Dq, Dv = _idd_reference(topo, q, v, vdot, F_Bo_W, *params, gravity)
+    return vdot, Dq, Dv, _minv_reference(topo, q, refl, *params)
+
+
 # ---- batch-minor kernels, in per-sample argument order ------------------------------------
 def _fd_kernel(topo, q, v, tau, refl, F, mass, com, unit_inertia, frame_R, frame_p, gravity):
     return bm_fd.forward_dynamics(topo, q, v, tau, mass, com, unit_inertia, frame_R, frame_p,
@@ -156,6 +166,11 @@ def _minv_kernel(topo, q, refl, mass, com, unit_inertia, frame_R, frame_p):
     return bm_minv.inverse(topo, M)
 
 
+def _fdd_kernel(topo, q, v, tau, refl, F, mass, com, unit_inertia, frame_R, frame_p, gravity):
+    return bm_fdd.forward_dynamics_derivatives(topo, q, v, tau, mass, com, unit_inertia,
+                                               frame_R, frame_p, gravity, refl, F)
+
+
 def _idd_kernel(topo, q, v, vdot, F, mass, com, unit_inertia, frame_R, frame_p, gravity):
     return bm_rd.inverse_dynamics_derivatives(topo, q, v, vdot, mass, com, unit_inertia,
                                               frame_R, frame_p, gravity, F)
@@ -167,6 +182,7 @@ _FUNCTIONS = {  # name -> (reference, kernel, number of per-member arguments)
     "mass_matrix": (_crba_reference, _crba_kernel, 1),
     "mass_matrix_inverse": (_minv_reference, _minv_kernel, 1),
     "inverse_dynamics_derivatives": (_idd_reference, _idd_kernel, 3),
+    "forward_dynamics_derivatives": (_fdd_reference, _fdd_kernel, 3),
 }
 
 
@@ -293,4 +309,14 @@ def inverse_dynamics_derivatives(topo, q, v, vdot, F_Bo_W, mass, com, unit_inert
     (`rnea_derivatives.py`); gravity: (3,) acting on every body, or None (no gravity term).
     F_Bo_W: (num_bodies, 6) applied forces, or None."""
     return _call("inverse_dynamics_derivatives", topo, q, v, vdot, F_Bo_W, mass, com,
+                 unit_inertia, frame_R, frame_p, gravity)
+
+
+def forward_dynamics_derivatives(topo, q, v, tau, refl, F_Bo_W, mass, com, unit_inertia,
+                                 frame_R, frame_p, gravity):
+    """(v̇ (nv,), ∂τ/∂q (nv, nq), ∂τ/∂v (nv, nv), (M + diag(refl))⁻¹ (nv, nv)) of one sample:
+    `forward_dynamics`, then `inverse_dynamics_derivatives` at the v̇ found and
+    `mass_matrix_inverse`; under `jax.vmap` one batch-minor kernel whose three parts share
+    the kinematics (`forward_derivatives.py`)."""
+    return _call("forward_dynamics_derivatives", topo, q, v, tau, refl, F_Bo_W, mass, com,
                  unit_inertia, frame_R, frame_p, gravity)

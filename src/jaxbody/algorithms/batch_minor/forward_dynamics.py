@@ -34,10 +34,15 @@ def forward_dynamics(topo, q, v, tau, mass, com, unit_inertia, frame_R, frame_p,
     """v̇ (nv, B). q (nq, B), v and tau (nv, B); parameters as in
     `kinematics.dynamics_kinematics`; gravity (3, b), refl (nv, b); F_Bo_W: applied spatial
     forces (6, num_bodies, b) on each body at Bo in W, or None."""
+    bk = dynamics_kinematics(topo, q, v, mass, com, unit_inertia, frame_R, frame_p)
+    return forward_dynamics_of(topo, bk, tau, gravity, refl, F_Bo_W)
+
+
+def forward_dynamics_of(topo, bk, tau, gravity, refl, F_Bo_W=None):
+    """`forward_dynamics` from the batch's kinematics ``bk`` (`dynamics_kinematics`)."""
     lo = level_order(topo)
     tree = topo.dof_tree
-    dtype = q.dtype
-    bk = dynamics_kinematics(topo, q, v, mass, com, unit_inertia, frame_R, frame_p)
+    dtype = tau.dtype
     pA_b = force_cross(bk.V_O, mv(bk.M_O, bk.V_O))
     if F_Bo_W is not None:
         pA_b = pA_b - applied_about_origin(topo, lo, bk, F_Bo_W)

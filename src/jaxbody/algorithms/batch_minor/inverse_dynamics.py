@@ -76,10 +76,15 @@ def inverse_dynamics(topo, q, v, vdot, mass, com, unit_inertia, frame_R, frame_p
 
 def mass_matrix(topo, q, mass, com, unit_inertia, frame_R, frame_p):
     """M(q) (nv, nv, B) without reflected inertia."""
+    v0 = jnp.zeros((topo.nv, q.shape[-1]), q.dtype)
+    return mass_matrix_of(topo, dynamics_kinematics(topo, q, v0, mass, com, unit_inertia,
+                                                    frame_R, frame_p))
+
+
+def mass_matrix_of(topo, bk):
+    """`mass_matrix` from the batch's kinematics ``bk`` (its velocities are not read)."""
     lo = level_order(topo)
-    nv, B, dtype = topo.nv, q.shape[-1], q.dtype
-    v0 = jnp.zeros((nv, B), dtype)
-    bk = dynamics_kinematics(topo, q, v0, mass, com, unit_inertia, frame_R, frame_p)
+    nv, B, dtype = topo.nv, bk.S_L.shape[-1], bk.S_L.dtype
     Ic = [take(subtree_sum(lo, x), lo.dof_node_L) for x in inertia_parts(bk.M_O)]
     F = inertia_times(Ic, bk.S_L)  # Ic_{b(k)} S_k, (6, nv, B), dofs in level order
     anc = topo.ancestor[topo.dof_node][:, topo.dof_node]  # anc[k, l]: b(l) ⪯ b(k)

@@ -194,8 +194,13 @@ def inverse_dynamics_derivatives(topo, q, v, vdot, mass, com, unit_inertia, fram
     q (nq, B), v and vdot (nv, B); parameters as in `kinematics.dynamics_kinematics`; gravity
     (3, b) or None (no gravity term; every body feels it otherwise); F_Bo_W: applied spatial
     forces (6, num_bodies, b) on each body at Bo in W (fixed in W), or None."""
-    lo, pl = level_order(topo), plan(topo)
     bk = dynamics_kinematics(topo, q, v, mass, com, unit_inertia, frame_R, frame_p)
+    return inverse_dynamics_derivatives_of(topo, bk, q, v, vdot, gravity, F_Bo_W)
+
+
+def inverse_dynamics_derivatives_of(topo, bk, q, v, vdot, gravity=None, F_Bo_W=None):
+    """`inverse_dynamics_derivatives` from the batch's kinematics ``bk`` at (q, v)."""
+    lo, pl = level_order(topo), plan(topo)
     S, own = dof_ordered(lo, bk.S_L), lo.dof_node
     Sv = S * v
     # the relation sums as tree recursions (O(n), not O(n · depth) gathers): the velocity
