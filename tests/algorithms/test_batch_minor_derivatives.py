@@ -79,7 +79,8 @@ def test_fused_forward_derivatives_equal_their_parts():
     """`dispatch.forward_dynamics_derivatives` (one batch-minor kernel: ABA, the RNEA
     derivatives at its v̇ and the LᵀDL inverse, sharing the kinematics) equals its per-sample
     reference, v̇, ∂τ/∂q, ∂τ/∂v and (M + diag(refl))⁻¹, with gravity, applied forces and
-    reflected inertia, over a batch of three chunks."""
+    reflected inertia, over a batch of three chunks; so does `dispatch.state_derivatives`
+    (the last three at a given v̇)."""
     c = _case("drake", 0)
     topo, rest = c["topo"], c["rest"]
     refl = c["refl"] + 0.3
@@ -100,3 +101,11 @@ def test_fused_forward_derivatives_equal_their_parts():
         assert _rel(a, b) < TOL
     fd = jax.vmap(lambda q, v, t, f: dispatch._fd_reference(topo, q, v, t, refl, f, *rest))
     assert _rel(want[0], fd(*args)) < TOL  # v̇ is forward dynamics'
+
+    def at_vdot(q, v, vd, f):
+        return dispatch.state_derivatives(topo, q, v, vd, refl, f, *rest)
+
+    sd = jax.jit(jax.vmap(at_vdot))
+    assert "while" in sd.lower(c["Q"], c["V"], want[0], c["F"]).as_text()
+    for a, b in zip(sd(c["Q"], c["V"], want[0], c["F"]), want[1:]):
+        assert _rel(a, b) < TOL

@@ -140,7 +140,7 @@ def implicit_forward_dynamics(solve, residual, mass_matrix_inverse, args, state=
         if fused is not None and state is not None and _uses_state_jacobians(flat, tangents):
             vdot, jacobians, M_inv = fused(rebuild(primals))
             r_dot = _residual_tangent(residual, state, flat, primals, tangents, vdot, jacobians)
-            return vdot, -(M_inv @ r_dot)
+            return vdot, M_inv @ -r_dot  # the sign on the small operand (fused into its producer)
         if factored_solve is not None:
             vdot, L = factored_solve(rebuild(primals))
         else:
@@ -153,7 +153,7 @@ def implicit_forward_dynamics(solve, residual, mass_matrix_inverse, args, state=
         else:
             M_inv = mass_matrix_inverse(rebuild(primals))
         # an explicit inverse: under jacfwd one (nv, nv) product serves every direction
-        return vdot, -(M_inv @ r_dot)
+        return vdot, M_inv @ -r_dot  # the sign on the small operand (fused into its producer)
 
     fd.defjvp(fd_jvp, symbolic_zeros=True)
     return fd(*flat[0])

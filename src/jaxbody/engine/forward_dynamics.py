@@ -175,10 +175,17 @@ def time_derivatives_linearization(model, context, xdot, actuation=None):
                                  freeze_state=analytic)
 
     Rq, Rv = jax.jacfwd(rest, (0, 1))(context.q, context.v)
-    if analytic:
-        Dq, Dv = dyn.inverse_dynamics_state_jacobians(model, context, vdot, True)
+    if analytic and model.bodies.gravity_disabled.size == 0:  # one kernel under vmap
+        P = context.parameters
+        Dq, Dv, M_inv = batch_minor.state_derivatives(
+            model.topology, context.q, context.v, vdot, fo.reflected_inertia(model, context),
+            None, P.mass, P.com, P.unit_inertia, P.frame_R, P.frame_p, P.gravity)
         Rq, Rv = Rq + Dq, Rv + Dv
-    M_inv = dyn.mass_matrix_inverse(model, context)
+    else:
+        if analytic:
+            Dq, Dv = dyn.inverse_dynamics_state_jacobians(model, context, vdot, True)
+            Rq, Rv = Rq + Dq, Rv + Dv
+        M_inv = dyn.mass_matrix_inverse(model, context)
     Nq, Nv = st.velocity_to_qdot_jacobians(model, context, context.v)
     A = jnp.concatenate([jnp.concatenate([Nq, Nv], 1),
                          -(M_inv @ jnp.concatenate([Rq, Rv], 1))], 0)

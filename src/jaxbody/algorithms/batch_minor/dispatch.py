@@ -3,7 +3,8 @@
 ``forward_dynamics``, ``inverse_dynamics``, ``mass_matrix``, ``mass_matrix_inverse`` and
 ``inverse_dynamics_derivatives`` take one sample (Drake's per-sample shapes) and return v̇ (nv,),
 τ (nv,), M (nv, nv), M⁻¹ (nv, nv) and (∂τ/∂q (nv, nq), ∂τ/∂v (nv, nv));
-``forward_dynamics_derivatives`` returns v̇ with the last two at it, from shared kinematics.
+``forward_dynamics_derivatives`` returns v̇ with the last two at it, and ``state_derivatives``
+the last two at a given v̇, from shared kinematics.
 Called plainly they run the per-sample reference (`dynamics_kinematics` + `aba` / `rnea` /
 `crba` (+ a Cholesky inverse) / `rnea_derivatives`). Under `jax.vmap` a
 `jax.custom_batching.custom_vmap` rule takes over: the batch is moved to the last axis
@@ -144,6 +145,13 @@ def _fdd_reference(topo, q, v, tau, refl, F_Bo_W, mass, com, unit_inertia, frame
     return vdot, Dq, Dv, _minv_reference(topo, q, refl, *params)
 
 
+def _sd_reference(topo, q, v, vdot, refl, F_Bo_W, mass, com, unit_inertia, frame_R, frame_p,
+                  gravity):
+    params = (mass, com, unit_inertia, frame_R, frame_p)
+    Dq, Dv = _idd_reference(topo, q, v, vdot, F_Bo_W, *params, gravity)
+    return Dq, Dv, _minv_reference(topo, q, refl, *params)
+
+
 # ---- batch-minor kernels, in per-sample argument order ------------------------------------
 def _fd_kernel(topo, q, v, tau, refl, F, mass, com, unit_inertia, frame_R, frame_p, gravity):
     return bm_fd.forward_dynamics(topo, q, v, tau, mass, com, unit_inertia, frame_R, frame_p,
@@ -171,6 +179,11 @@ def _fdd_kernel(topo, q, v, tau, refl, F, mass, com, unit_inertia, frame_R, fram
                                                frame_R, frame_p, gravity, refl, F)
 
 
+def _sd_kernel(topo, q, v, vdot, refl, F, mass, com, unit_inertia, frame_R, frame_p, gravity):
+    return bm_fdd.state_derivatives(topo, q, v, vdot, mass, com, unit_inertia, frame_R,
+                                    frame_p, gravity, refl, F)
+
+
 def _idd_kernel(topo, q, v, vdot, F, mass, com, unit_inertia, frame_R, frame_p, gravity):
     return bm_rd.inverse_dynamics_derivatives(topo, q, v, vdot, mass, com, unit_inertia,
                                               frame_R, frame_p, gravity, F)
@@ -183,6 +196,7 @@ _FUNCTIONS = {  # name -> (reference, kernel, number of per-member arguments)
     "mass_matrix_inverse": (_minv_reference, _minv_kernel, 1),
     "inverse_dynamics_derivatives": (_idd_reference, _idd_kernel, 3),
     "forward_dynamics_derivatives": (_fdd_reference, _fdd_kernel, 3),
+    "state_derivatives": (_sd_reference, _sd_kernel, 3),
 }
 
 
@@ -320,3 +334,12 @@ def forward_dynamics_derivatives(topo, q, v, tau, refl, F_Bo_W, mass, com, unit_
     the kinematics (`forward_derivatives.py`)."""
     return _call("forward_dynamics_derivatives", topo, q, v, tau, refl, F_Bo_W, mass, com,
                  unit_inertia, frame_R, frame_p, gravity)
+
+
+def state_derivatives(topo, q, v, vdot, refl, F_Bo_W, mass, com, unit_inertia, frame_R,
+                      frame_p, gravity):
+    """(∂τ/∂q (nv, nq), ∂τ/∂v (nv, nv), (M + diag(refl))⁻¹ (nv, nv)) of one sample at a known
+    v̇: `inverse_dynamics_derivatives` and `mass_matrix_inverse`, sharing the kinematics under
+    `jax.vmap`."""
+    return _call("state_derivatives", topo, q, v, vdot, refl, F_Bo_W, mass, com, unit_inertia,
+                 frame_R, frame_p, gravity)
