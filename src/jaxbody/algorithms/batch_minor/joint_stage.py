@@ -170,7 +170,10 @@ def joint_stage(topo, lo, q, v, R_PF, p_PF, R_BM, p_BM):
             ps.append(p)
             positions.append(plan[0])
     where = np.argsort(np.concatenate(positions))  # level order -> row
-    R_PB, p_PB = take(jnp.concatenate(Rs, -2), where), take(jnp.concatenate(ps, -2), where)
+    # computed once into memory: XLA would otherwise recompute these cheap entries inside each
+    # level's pose product, and each level's inside the next (G1: 25k FLOPs per sample)
+    R_PB, p_PB = materialize((take(jnp.concatenate(Rs, -2), where),
+                              take(jnp.concatenate(ps, -2), where)))
 
     def axial(plan):
         pos, dofs, _, axes = plan
