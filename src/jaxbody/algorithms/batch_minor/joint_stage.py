@@ -36,6 +36,15 @@ class Axial(NamedTuple):
     k_B: jax.Array  # (3, m, b): the axis in the child body's frame
 
 
+class AxialPlan(NamedTuple):
+    """Static: the revolute (or prismatic) joints, sorted by level-order position."""
+
+    positions: np.ndarray  # (m,) level-order positions of their nodes
+    dofs: np.ndarray  # (m,) their dofs
+    q_index: np.ndarray  # (m,) their coordinates
+    axes: np.ndarray  # (m, 3) their axes in F (and M)
+
+
 class General(NamedTuple):
     """The joints of every other kind (and the world, first, which has none)."""
 
@@ -66,8 +75,8 @@ def _has_bias(kind):
 
 @functools.lru_cache(maxsize=64)
 def _plan(topo, nodes):
-    """Static, for the level-ordered ``nodes`` (a tuple): (revolute, prismatic) as (positions,
-    dofs, q indices, axes) sorted by position, and the general groups with their positions."""
+    """Static, for the level-ordered ``nodes`` (a tuple): the revolute and the prismatic
+    `AxialPlan`, and the general groups with their nodes' positions."""
     position = {int(x): i for i, x in enumerate(nodes)}
     axial = {Revolute: [], Prismatic: []}
     general = []
@@ -84,9 +93,9 @@ def _plan(topo, nodes):
 
     def table(rows):
         rows = sorted(rows, key=lambda r: r[0])
-        return (np.asarray([r[0] for r in rows], np.int64), np.asarray([r[1] for r in rows],
-                np.int64), np.asarray([r[2] for r in rows], np.int64),
-                np.asarray([r[3] for r in rows], float).reshape(len(rows), 3))
+        pos, dofs, qi, axes = zip(*rows) if rows else ((), (), (), ())
+        return AxialPlan(np.asarray(pos, np.int64), np.asarray(dofs, np.int64),
+                         np.asarray(qi, np.int64), np.asarray(axes, float).reshape(len(rows), 3))
 
     return table(axial[Revolute]), table(axial[Prismatic]), general
 
@@ -96,7 +105,7 @@ def _axis_planes(axes, dtype):
 
 
 def _revolute(plan, q, R_PF, p_PF, R_BM, p_BM):
-    pos, _, qi, axes = plan
+    pos, qi, axes = plan.positions, plan.q_index, plan.axes
     dtype = q.dtype
     K = np.cross(axes[:, None, :], -np.eye(3)[None])  # (m, 3, 3): [k]×
     K, K2 = (jnp.asarray(np.moveaxis(x, 0, -1)[..., None], dtype) for x in (K, K @ K))
@@ -110,7 +119,7 @@ def _revolute(plan, q, R_PF, p_PF, R_BM, p_BM):
 
 
 def _prismatic(plan, q, R_PF, p_PF, R_BM, p_BM):
-    pos, _, qi, axes = plan
+    pos, qi, axes = plan.positions, plan.q_index, plan.axes
     R_PF, p_PF, p_BM = take(R_PF, pos), take(p_PF, pos), take(p_BM, pos)
     A = mm(R_PF, transpose(take(R_BM, pos)))
     d = mv(R_PF, _axis_planes(axes, q.dtype))
@@ -164,11 +173,11 @@ def joint_stage(topo, lo, q, v, R_PF, p_PF, R_BM, p_BM):
     R_g, p_g, general = _general(groups, lo, q, v, *frames)
     Rs, ps, positions = [R_g], [p_g], [general.positions]
     for plan, fn in ((rev, _revolute), (pri, _prismatic)):
-        if len(plan[0]):
+        if len(plan.positions):
             R, p = fn(plan, q, *frames)
             Rs.append(R)
             ps.append(p)
-            positions.append(plan[0])
+            positions.append(plan.positions)
     where = np.argsort(np.concatenate(positions))  # level order -> row
     # computed once into memory: XLA would otherwise recompute these cheap entries inside each
     # level's pose product, and each level's inside the next (G1: 25k FLOPs per sample)
@@ -176,10 +185,10 @@ def joint_stage(topo, lo, q, v, R_PF, p_PF, R_BM, p_BM):
                               take(jnp.concatenate(ps, -2), where)))
 
     def axial(plan):
-        pos, dofs, _, axes = plan
-        k_B = mv(take(R_BM, pos), _axis_planes(axes, q.dtype)) if len(pos) else \
+        pos = plan.positions
+        k_B = mv(take(R_BM, pos), _axis_planes(plan.axes, q.dtype)) if len(pos) else \
             jnp.zeros((3, 0, 1), q.dtype)
-        return Axial(pos, dofs, k_B)
+        return Axial(pos, plan.dofs, k_B)
 
     return JointStage(R_PB, p_PB, axial(rev), axial(pri), general)
 
