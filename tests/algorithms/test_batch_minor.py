@@ -185,8 +185,12 @@ def test_algebra_helpers_match_numpy():
     y = jnp.asarray(x)
     np.testing.assert_array_equal(take(y, [2, 3, 0, 1]), x[:, [2, 3, 0, 1]])
     np.testing.assert_array_equal(take(y, [3, 1, 0, 2, 3, 1]), x[:, [3, 1, 0, 2, 3, 1]])
-    got = gather_sum(y, [[0, 2], [], [1]])
-    np.testing.assert_allclose(got, np.stack([x[:, 0] + x[:, 2], 0 * x[:, 0], x[:, 1]], 1))
+    np.testing.assert_array_equal(take(y, [1, 1, 1, 2, 3]), x[:, [1, 1, 1, 2, 3]])  # repeats
+    for members in ([[0, 2], [], [1]],  # pieces: a sum, zeros, a slice
+                    [[1], [2], [], [], [0, 3], [3], [3], [0]],
+                    [[j] if j % 2 else [j, 3 - j % 4] for j in range(4)] * 3 + [[]] * 3):
+        want = np.stack([sum((x[:, j] for j in m), 0 * x[:, 0]) for m in members], 1)
+        np.testing.assert_allclose(gather_sum(y, members), want, rtol=1e-15)  # and padded
 
 
 def test_materialize_computes_a_value_once():

@@ -84,33 +84,69 @@ def inertia_times(parts, x):
     return spatial(mv(I, w) + cross(k, u), cross(w, k) + m * u)
 
 
-_MAX_RUNS = 4  # a static index list of more contiguous runs than this is one gather
+_MAX_RUNS = 4  # a static index list of more runs than this is one gather
+_MAX_PIECES = 8  # a `gather_sum` of more pieces than this is padded gathers
+
+
+def _runs(idx):
+    """``idx`` as runs (first, length, step): step 1 counts up, step 0 repeats one index."""
+    runs, i = [], 0
+    while i < len(idx):
+        n = 1
+        step = int(idx[i + 1] - idx[i]) if i + 1 < len(idx) else 1
+        step = step if step in (0, 1) else 1
+        while i + n < len(idx) and idx[i + n] - idx[i + n - 1] == step:
+            n += 1
+        runs.append((int(idx[i]), n, step if n > 1 else 1))
+        i += n
+    return runs
 
 
 def take(x, idx, axis=-2):
     """``x`` at the static indices ``idx`` along ``axis`` (default: the node axis): slices
-    where they run contiguously, else one gather."""
+    where they count up, broadcasts where they repeat, else one gather."""
     idx = np.asarray(idx, np.int64).reshape(-1)
     axis = axis % x.ndim
-    runs = np.split(idx, np.flatnonzero(np.diff(idx) != 1) + 1) if len(idx) else []
+    runs = _runs(idx)
     if len(runs) > _MAX_RUNS:
         return jnp.take(x, idx, axis=axis)
-    parts = [jax.lax.slice_in_dim(x, int(r[0]), int(r[0]) + len(r), axis=axis) for r in runs]
-    if not parts:
+    if not runs:
         return jax.lax.slice_in_dim(x, 0, 0, axis=axis)
+    parts = [_run(x, r, axis) for r in runs]
     return parts[0] if len(parts) == 1 else jnp.concatenate(parts, axis)
 
+
+def _run(x, run, axis):
+    first, n, step = run
+    if step:
+        return jax.lax.slice_in_dim(x, first, first + n, axis=axis)
+    one = jax.lax.slice_in_dim(x, first, first + 1, axis=axis)
+    return jnp.repeat(one, n, axis=axis)
 
 
 def gather_sum(x, members, axis=-2):
     """Entry i of the result along ``axis`` is the sum of ``x``'s entries ``members[i]`` (a
-    list of static index lists, possibly empty): padded gathers and a sum, never a scatter or
-    a dense 0/1 matrix product."""
-    width = max([len(m) for m in members] + [0])
-    if width == 1 and all(len(m) == 1 for m in members):
-        return take(x, [m[0] for m in members], axis)
+    list of static index lists, possibly empty): slices, sums of slices and zeros where that
+    takes few pieces, else padded gathers and a sum; never a scatter or a dense 0/1 product."""
     axis = axis % x.ndim
-    idx = np.full((len(members), max(width, 1)), x.shape[axis], np.int64)  # a zero entry
+    pieces = _pieces(members)
+    if sum(len(_runs(p)) if isinstance(p, list) else 1 for p in pieces) <= _MAX_PIECES:
+        parts = []
+        for p in pieces:
+            if isinstance(p, list):  # single members: entries of x
+                parts.append(take(x, p, axis))
+            elif isinstance(p, int):  # p empty members: zeros
+                shape = list(x.shape)
+                shape[axis] = p
+                parts.append(jnp.zeros(shape, x.dtype))
+            else:  # one member of several entries: their sum
+                terms = [jax.lax.slice_in_dim(x, j, j + 1, axis=axis) for j in p]
+                parts.append(sum(terms[1:], terms[0]))
+        if not parts:
+            return take(x, [], axis)
+        return parts[0] if len(parts) == 1 else jnp.concatenate(parts, axis)
+    width = max(len(m) for m in members)
+    idx = np.full((len(members), width), x.shape[axis], np.int64)  # a zero entry
     for i, m in enumerate(members):
         idx[i, :len(m)] = m
     pad = [(0, 0)] * x.ndim
@@ -118,3 +154,25 @@ def gather_sum(x, members, axis=-2):
     xp = jnp.pad(x, pad)
     parts = [take(xp, idx[:, j], axis) for j in range(idx.shape[1])]
     return sum(parts[1:], parts[0])
+
+
+def _pieces(members):
+    """``members`` grouped for `gather_sum`: a list (a stretch of single members, their
+    entries), an int (a stretch of that many empty members) or a tuple (one member of
+    several entries)."""
+    pieces = []
+    for m in members:
+        m = [int(j) for j in m]
+        if not m:
+            if pieces and isinstance(pieces[-1], int):
+                pieces[-1] += 1
+            else:
+                pieces.append(1)
+        elif len(m) == 1:
+            if pieces and isinstance(pieces[-1], list):
+                pieces[-1].append(m[0])
+            else:
+                pieces.append([m[0]])
+        else:
+            pieces.append(tuple(m))
+    return pieces
