@@ -40,7 +40,6 @@ from jaxbody.algorithms.batch_minor.algebra import (
 from jaxbody.algorithms.batch_minor.inverse_dynamics import path_sum, subtree_sum
 from jaxbody.algorithms.batch_minor.kinematics import (
     applied_about_origin,
-    dof_ordered,
     dynamics_kinematics,
     level_order,
     welded_sum,
@@ -48,6 +47,7 @@ from jaxbody.algorithms.batch_minor.kinematics import (
 from jaxbody.algorithms.rnea_derivatives import _joint_delta, relations
 from jaxbody.joints.kinds import Prismatic, QuaternionFloating, Revolute
 from jaxbody.joints.simbody_kinds import Ball
+from jaxbody.math.fusion import materialize
 
 _IDENTITY_DELTA = (Revolute, Prismatic)  # kinds whose δ = dq (∂δ/∂q = 1)
 
@@ -73,32 +73,40 @@ def _coriolis_parts(M, V):
 
 
 class _Plan:
-    """Static gathers of one topology: the relation matrices as member lists, the in-joint
-    (j, k) pairs, and the (nv, nv) masks of case A, case B and "j does not move column k"."""
+    """Static gathers of one topology, in the level order of the dofs (`LevelOrder.dofs`):
+    the relation matrices as member lists, the in-joint (j, k) pairs, the (k, j) pairs of case
+    A and case B, and where each pair lands in the dense (nv, nv) result, in dof order."""
 
     def __init__(self, topo):
-        rel = relations(topo)
+        rel, lo = relations(topo), level_order(topo)
+        at = np.argsort(lo.dofs)  # dof -> level-order position
 
-        def members(mat):
-            return [list(np.flatnonzero(row)) for row in np.asarray(mat) > 0]
+        def members(mat, rows=None, cols=None):
+            lists = [np.flatnonzero(row) for row in np.asarray(mat) > 0]
+            lists = lists if rows is None else [lists[r] for r in rows]
+            return [list(m if cols is None else cols[m]) for m in lists]
 
-        self.Q, self.to_j = members(rel.Q), members(rel.to_j)
-        self.pair_j, self.pair_k = rel.pair_j, rel.pair_k
+        self.Q = members(rel.Q, cols=at)  # per pair: the positions of the dofs it sums
+        self.to_j = members(rel.to_j, rows=lo.dofs)  # per position: its pairs
+        self.pair_j, self.pair_k = at[rel.pair_j], at[rel.pair_k]
         # within a joint: the dofs that move column k, and the dofs that j moves
         nv = len(topo.dof_node)
-        self.movers = [list(rel.pair_j[rel.pair_k == k]) for k in range(nv)]
-        self.moved = [list(rel.pair_k[rel.pair_j == j]) for j in range(nv)]
+        movers = [rel.pair_j[rel.pair_k == k] for k in range(nv)]
+        moved = [rel.pair_k[rel.pair_j == j] for j in range(nv)]
+        self.movers = [list(at[movers[d]]) for d in lo.dofs]
+        self.moved = [list(at[moved[d]]) for d in lo.dofs]
         # the (k, j) entries that case A and case B fill (disjoint; A wins where both would),
         # and where each lands in the dense (nv, nv): a packed entry, or the zero after them
         case_a = np.asarray(rel.case_a) > 0
         case_b = (np.asarray(rel.case_b) > 0) & ~case_a
-        self.a_k, self.a_j = np.nonzero(case_a)
-        self.b_k, self.b_j = np.nonzero(case_b)
-        self.a_not_moved = (np.asarray(rel.not_moved) > 0)[self.a_k, self.a_j]
-        n_a, n_b = len(self.a_k), len(self.b_k)
+        a_k, a_j = np.nonzero(case_a)
+        b_k, b_j = np.nonzero(case_b)
+        self.a_not_moved = (np.asarray(rel.not_moved) > 0)[a_k, a_j]
+        self.a_k, self.a_j, self.b_k, self.b_j = at[a_k], at[a_j], at[b_k], at[b_j]
+        n_a, n_b = len(a_k), len(b_k)
         where = np.full(case_a.shape, n_a + n_b, np.int64)
-        where[self.a_k, self.a_j] = np.arange(n_a)
-        where[self.b_k, self.b_j] = n_a + np.arange(n_b)
+        where[a_k, a_j] = np.arange(n_a)
+        where[b_k, b_j] = n_a + np.arange(n_b)
         self.where = where.reshape(-1)
 
 
@@ -108,13 +116,16 @@ def plan(topo) -> _Plan:
 
 
 def _pair_dots(L, R, k, j):
-    """Σ_c L[c, k_p] R[c, j_p] (P, B) over the static pairs (k_p, j_p) of (m, nv, B) arrays."""
-    return sum(take(L[c], k, 0) * take(R[c], j, 0) for c in range(L.shape[0]))
+    """Σ_c L[c, k_p] R[c, j_p] (P, B) over the static pairs (k_p, j_p) of (m, nv, B) arrays,
+    L and R computed once into memory first (else XLA recomputes them per pair)."""
+    L, R = materialize((L, R))
+    return dot(take(L, k), take(R, j))
 
 
 def _dense(pl, L, R, S, Z, Y=None):
-    """(nv, nv, B): L_k · R_j (+ Y_k · S_j where j does not move column k) where case A holds,
-    S_k · Z_j where case B holds, 0 elsewhere. Only the pairs of the two cases are computed
+    """(nv, nv, B), in dof order, of (m, nv, B) rows in level order: L_k · R_j (+ Y_k · S_j
+    where j does not move column k) where case A holds, S_k · Z_j where case B holds, 0
+    elsewhere. Only the pairs of the two cases are computed
     (on the 35-dof G1: 647 of 1,225 entries, the Y term on 56 of them) and one gather lays
     them out densely."""
     vals_a = _pair_dots(L, R, pl.a_k, pl.a_j)
@@ -201,29 +212,31 @@ def inverse_dynamics_derivatives(topo, q, v, vdot, mass, com, unit_inertia, fram
 def inverse_dynamics_derivatives_of(topo, bk, q, v, vdot, gravity=None, F_Bo_W=None):
     """`inverse_dynamics_derivatives` from the batch's kinematics ``bk`` at (q, v)."""
     lo, pl = level_order(topo), plan(topo)
-    S, own = dof_ordered(lo, bk.S_L), lo.dof_node
+    S, own = bk.S_L, lo.dof_node_L  # dofs in level order from here to the dense results
+    v, vdot = take(v, lo.dofs, 0), take(vdot, lo.dofs, 0)
     Sv = S * v
     # the relation sums as tree recursions (O(n), not O(n · depth) gathers): the velocity
     # carrying column k is the parent's twist plus the joint's own movers of k; the sum over
-    # the dofs that support node(j) and that j does not move is a path sum less j's own
-    W = take(take(bk.V_O, lo.parent), own)
+    # the dofs that support node(j) and that j does not move is a path sum less j's own. The
+    # three path sums (velocities, accelerations of the supporting columns, A) run as one.
+    W = take(bk.V_O, lo.parent[own])
     if len(pl.pair_j):
         W = W + gather_sum(Sv, pl.movers)
-
-    def supporting(x):
-        out = take(path_sum(lo, gather_sum(x, lo.node_dofs)), own)
-        return out - gather_sum(x, pl.moved) if len(pl.pair_j) else out
-
     Sdot = motion_cross(W, S)
-    dV = -motion_cross(S, supporting(Sv))
-    Anm = supporting(S * vdot + Sdot * v)
-    alpha = -motion_cross(S, Anm) - motion_cross(dV, take(bk.V_O, own))
+    own_rates = jnp.concatenate([Sv, S * vdot + Sdot * v])
+    paths = path_sum(lo, gather_sum(jnp.concatenate([own_rates, S * vdot]), lo.node_dofs_L)
+                     + jnp.concatenate([jnp.zeros((12,) + bk.c_O.shape[1:], S.dtype), bk.c_O]))
+    supporting = take(paths[:12], own)
+    if len(pl.pair_j):
+        supporting = supporting - gather_sum(own_rates, pl.moved)
+    dV = -motion_cross(S, supporting[:6])
+    alpha = -motion_cross(S, supporting[6:]) - motion_cross(dV, take(bk.V_O, own))
     if len(pl.pair_j):
         Wp = gather_sum(Sv, pl.Q)
         Ep = motion_cross(motion_cross(take(S, pl.pair_j), Wp), take(S, pl.pair_k))
         alpha = alpha - gather_sum(Ep * take(v, pl.pair_k, 0), pl.to_j)
 
-    A = path_sum(lo, bk.c_O + gather_sum(S * vdot, lo.node_dofs))
+    A = paths[12:]
     if gravity is not None:
         g = gravity.astype(S.dtype)[:, None]
         A = A - spatial(jnp.zeros_like(g), g)
@@ -232,10 +245,15 @@ def inverse_dynamics_derivatives_of(topo, bk, q, v, vdot, gravity=None, F_Bo_W=N
     F = inertia_times(M, A) + force_cross(bk.V_O, inertia_times(M, bk.V_O))
     if F_Bo_W is not None:
         F = F - applied_about_origin(topo, lo, bk, F_Bo_W)
-    F = jnp.concatenate([jnp.zeros_like(F[:, :1]), F[:, 1:]], -2)  # the world's
-    Fsub = take(subtree_sum(lo, F), own)
-    Ic = [take(subtree_sum(lo, x), own) for x in M]  # composite inertias, as `inertia_parts`
-    Tc, sc = (take(subtree_sum(lo, x), own) for x in _coriolis_parts(M, bk.V_O))
+    # the subtree sums (F, the composite inertias as `inertia_parts`, the Coriolis parts and
+    # the applied forces' matrices) run as one
+    rows = [F, *M, *_coriolis_parts(M, bk.V_O)]
+    if F_Bo_W is not None:
+        rows += list(_applied_matrices(topo, lo, bk, F_Bo_W))
+    sums = take(subtree_sum(lo, _stack_rows(rows, S.shape[-1])), own)
+    Fsub, I_c, k_c, m_c, Tc, sc, rest = _unstack_rows(
+        sums, [(6,), (3, 3), (3,), (1,), (3, 3), (3,)])
+    Ic = (I_c, k_c, m_c)  # composite inertias, as `inertia_parts`
     a, b, n, f = S[:3], S[3:], Fsub[:3], Fsub[3:]
 
     def Bc(x):  # Bc x: (6, nv, B) of angular parts x (3, nv, B)
@@ -249,10 +267,7 @@ def inverse_dynamics_derivatives_of(topo, bk, q, v, vdot, gravity=None, F_Bo_W=N
     Lq, Rq = jnp.concatenate([IcS, BcTS]), jnp.concatenate([alpha, dV[:3]])
     Zq = inertia_times(Ic, alpha) + Bc(dV[:3]) + force_cross(S, Fsub)
     if F_Bo_W is not None:
-        G, fa = _applied_matrices(topo, lo, bk, F_Bo_W)
-        G = jnp.concatenate([jnp.zeros_like(G[:, :, :1]), G[:, :, 1:]], -2)
-        fa = jnp.concatenate([jnp.zeros_like(fa[:, :1]), fa[:, 1:]], -2)
-        Gc, fc = take(subtree_sum(lo, G), own), take(subtree_sum(lo, fa), own)
+        Gc, fc, _ = _unstack_rows(rest, [(3, 3), (3,)])
         CcTS = mv(transpose(Gc), a) + cross(fc, b)  # the angular half of Ccᵀ S (the rest is 0)
         Lq, Rq = jnp.concatenate([Lq, CcTS]), jnp.concatenate([Rq, a])
         Zq = Zq + spatial(mv(Gc, a), -cross(fc, a))
@@ -263,3 +278,19 @@ def inverse_dynamics_derivatives_of(topo, bk, q, v, vdot, gravity=None, F_Bo_W=N
     Zv = inertia_times(Ic, R) + Bc(a)
     Dv = _dense(pl, jnp.concatenate([IcS, BcTS]), jnp.concatenate([R, a]), S, Zv)
     return _delta_map(topo, q, Dd), Dv
+
+
+def _stack_rows(rows, B):
+    """(m, n, B): the component rows of (..., n, B or 1) arrays, one after another."""
+    flat = [r.reshape((-1,) + r.shape[-2:]) for r in rows]
+    return jnp.concatenate([jnp.broadcast_to(r, r.shape[:2] + (B,)) for r in flat])
+
+
+def _unstack_rows(x, shapes):
+    """The arrays of component shapes ``shapes`` stacked by `_stack_rows`, then the rest."""
+    out, start = [], 0
+    for shape in shapes:
+        size = int(np.prod(shape))
+        out.append(x[start:start + size].reshape(shape + x.shape[1:]))
+        start += size
+    return out + [x[start:]]
