@@ -230,3 +230,25 @@ def test_dynamics_argument_errors(tree):
         jb.MultibodyForces(plant, jnp.zeros(1))
     with pytest.raises(ValueError, match="more than once"):
         plant.MakeStateSelectorMatrix([jb.JointIndex(0), jb.JointIndex(0)])
+
+
+def test_forces_without_body_forces_are_known_zero(tree):
+    """A `MultibodyForces` whose body forces were never set carries None for them (the dynamics
+    skip their terms); every result equals that of explicit zero body forces, and adding one
+    force makes them an array."""
+    plant, ctx, rng = tree
+    tau = jnp.asarray(rng.normal(size=plant.num_velocities()))
+    lazy = jb.MultibodyForces(plant, tau)
+    explicit = jb.MultibodyForces(plant, tau, jnp.zeros((plant.num_bodies(), 6)))
+    assert lazy.body_forces_if_any() is None and lazy.num_bodies() == plant.num_bodies()
+    np.testing.assert_array_equal(lazy.body_forces(), explicit.body_forces())
+    assert (lazy + lazy).body_forces_if_any() is None
+    assert jax.tree_util.tree_map(lambda x: x, lazy).body_forces_if_any() is None
+    body = plant.get_body(jb.BodyIndex(1))
+    pushed = lazy.AddInForceInWorld(body, jnp.arange(6.0))
+    np.testing.assert_array_equal(pushed.body_forces()[1], np.arange(6.0))
+    for f in (lambda c, F: plant.CalcGeneralizedAccelerations(c, applied_forces=F),
+              lambda c, F: plant.CalcInverseDynamics(c, jnp.ones(plant.num_velocities()), F),
+              lambda c, F: jax.jacfwd(lambda q: plant.CalcGeneralizedAccelerations(
+                  c.replace(q=q), applied_forces=F))(c.q)):
+        np.testing.assert_allclose(f(ctx, lazy), f(ctx, explicit), rtol=1e-12, atol=1e-12)

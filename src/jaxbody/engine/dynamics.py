@@ -70,6 +70,12 @@ def mass_matrix_via_inverse_dynamics(model, context):
     return cols.T
 
 
+def _body_forces(forces, dtype):
+    """The body forces of a `MultibodyForces` or None (none, or none given)."""
+    F = None if forces is None else forces.body_forces_if_any()
+    return None if F is None else F.astype(dtype)
+
+
 # --- Inverse dynamics -------------------------------------------------------------------------
 def inverse_dynamics_state_jacobians(model, context, vdot, gravity, forces=None):
     """(∂/∂q (nv, nq), ∂/∂v (nv, nv)) of M v̇ + C v − Σ Jᵀ F (− τ_g if ``gravity``), F the
@@ -78,14 +84,15 @@ def inverse_dynamics_state_jacobians(model, context, vdot, gravity, forces=None)
     topo, P = model.topology, context.parameters
     disabled = model.bodies.gravity_disabled
     if not gravity or disabled.size == 0:  # batch-minor under vmap (every body or none)
-        F = None if forces is None else forces.body_forces().astype(vdot.dtype)
+        F = _body_forces(forces, vdot.dtype)
         return batch_minor.inverse_dynamics_derivatives(
             topo, context.q, context.v, vdot, F, P.mass, P.com, P.unit_inertia, P.frame_R,
             P.frame_p, P.gravity if gravity else None)
     dk = kinematics(model, context)
     on = np.ones(model.num_bodies)
     on[disabled] = 0.0
-    F = None if forces is None else forces.body_forces()[topo.node_body]
+    F = None if forces is None else forces.body_forces_if_any()
+    F = None if F is None else F[topo.node_body]
     Dd, Dv = rnea_derivatives.inverse_dynamics_derivatives(
         topo, dk, context.v, vdot, P.gravity, on[topo.node_body], F)
     return Dd @ rnea_derivatives.joint_delta_map(topo, context.q, Dd.dtype), Dv
@@ -101,7 +108,7 @@ def inverse_dynamics(model, context, vdot, external_forces=None):
         P = ctx.parameters
         out = batch_minor.inverse_dynamics(
             model.topology, state.q, state.v, vd,
-            None if forces is None else forces.body_forces().astype(vd.dtype),
+            _body_forces(forces, vd.dtype),
             P.mass, P.com, P.unit_inertia, P.frame_R, P.frame_p)
         if forces is not None:
             out = out - forces.generalized_forces()
@@ -131,6 +138,8 @@ def generalized_forces(model, context, forces):
     """τ_app + Σ_b J_bᵀ F_b: the generalized forces equivalent to the `MultibodyForces`."""
     dk = kinematics(model, context)
     F_O, tau = fo.applied(model, dk, forces)
+    if F_O is None:
+        return tau
     return tau + rnea.project_to_joints(model.topology, dk, F_O.at[0].set(0.0))
 
 

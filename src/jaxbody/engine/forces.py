@@ -108,8 +108,11 @@ def applied(model, dk, forces):
     (None, None)."""
     if forces is None:
         return None, None
-    F = forces.body_forces()[model.topology.node_body]
-    return wrench_about_origin(F, dk.pk.p_WB), forces.generalized_forces()
+    F = forces.body_forces_if_any()
+    if F is None:
+        return None, forces.generalized_forces()
+    return wrench_about_origin(F[model.topology.node_body], dk.pk.p_WB), \
+        forces.generalized_forces()
 
 
 def joint_forces(model, context, actuation, forces, applied_generalized_force=None):
@@ -138,8 +141,9 @@ def dynamics_inputs(model, context, dk, actuation, applied_forces, applied_gener
     if tau_fe is not None:
         tau = tau + tau_fe
     nb, dtype = model.num_bodies, context.v.dtype
-    if applied_forces is not None and body_forces:
-        F = applied_forces.body_forces() if F is None else F + applied_forces.body_forces()
+    F_app = None if applied_forces is None else applied_forces.body_forces_if_any()
+    if F_app is not None and body_forces:
+        F = F_app if F is None else F + F_app
     if applied_spatial_force is not None and len(applied_spatial_force):
         F = jnp.zeros((nb, 6), dtype) if F is None else F
         F = spatial_forces_to_body_forces(nb, dk.pk.R_WB[model.topology.body_node], F,

@@ -34,7 +34,8 @@ def _batch_minor_inputs(model, context, actuation, applied_forces, applied_gener
     if applied_generalized_force is not None:
         tau = tau + check_shape("applied_generalized_force", applied_generalized_force,
                                 (model.nv,)).astype(tau.dtype)
-    F = None if applied_forces is None else applied_forces.body_forces().astype(tau.dtype)
+    F = None if applied_forces is None else applied_forces.body_forces_if_any()
+    F = None if F is None else F.astype(tau.dtype)
     P = context.parameters
     return (model.topology, context.q, context.v, tau, fo.reflected_inertia(model, context), F,
             P.mass, P.com, P.unit_inertia, P.frame_R, P.frame_p, P.gravity)
