@@ -22,6 +22,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
+from jaxbody.algorithms.batch_minor.algebra import gather_sum
 from jaxbody.algorithms.spatial import force_cross, matvec
 
 
@@ -116,6 +117,11 @@ def articulated_body_passes(tree, M, pA, c, S, tau, refl, A_world, level_ordered
     return vdot if level_ordered else vdot[np.argsort(order)]
 
 
+def _members(mat):
+    """Per column of a static 0/1 (n, nv) matrix: its rows that hold a 1."""
+    return [list(np.flatnonzero(col)) for col in np.asarray(mat).T > 0]
+
+
 def forward_dynamics(topo, dk, tau, gravity, Fapp_O=None, reflected_inertia=None):
     """v̇ (nv,) for generalized forces ``tau`` (nv,), gravity (3,), applied wrenches (n, 6)."""
     tree = topo.dof_tree
@@ -124,10 +130,10 @@ def forward_dynamics(topo, dk, tau, gravity, Fapp_O=None, reflected_inertia=None
     pA_b = force_cross(dk.V_O, matvec(dk.M_O, dk.V_O))
     if Fapp_O is not None:
         pA_b = pA_b - Fapp_O
-    attach = jnp.asarray(tree.attach, dtype)  # (n, nv)
-    M = jnp.einsum("nij,nd->ijd", dk.M_O, attach)  # (6, 6, nv)
-    pA = pA_b.T @ attach  # (6, nv)
-    c = dk.c_O.T @ jnp.asarray(tree.first, dtype)  # (6, nv)
+    hanging = _members(tree.attach)  # per dof: the nodes hanging from it
+    M = jnp.moveaxis(gather_sum(dk.M_O, hanging, axis=0), 0, -1)  # (6, 6, nv)
+    pA = gather_sum(pA_b, hanging, axis=0).T  # (6, nv)
+    c = gather_sum(dk.c_O, _members(tree.first), axis=0).T  # (6, nv)
     refl = jnp.zeros_like(tau) if reflected_inertia is None else reflected_inertia
     A_world = jnp.concatenate([jnp.zeros(3, dtype), -gravity.astype(dtype)])[:, None]
     return articulated_body_passes(tree, M, pA, c, dk.S_O.T, tau, refl, A_world)
