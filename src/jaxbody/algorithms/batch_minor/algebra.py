@@ -12,6 +12,8 @@ measured 2-10x slower; see DESIGN.md, "Speed on a CPU".)
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -124,23 +126,32 @@ def _run(x, run, axis):
     return jnp.repeat(one, n, axis=axis)
 
 
+class _Piece(NamedTuple):
+    """A stretch of `gather_sum`'s result: ``entries`` of x (one per member, the members
+    single), ``zeros`` (that many empty members), or ``terms`` (one member: their sum)."""
+
+    entries: tuple = ()
+    zeros: int = 0
+    terms: tuple = ()
+
+
 def gather_sum(x, members, axis=-2):
     """Entry i of the result along ``axis`` is the sum of ``x``'s entries ``members[i]`` (a
     list of static index lists, possibly empty): slices, sums of slices and zeros where that
     takes few pieces, else padded gathers and a sum; never a scatter or a dense 0/1 product."""
     axis = axis % x.ndim
     pieces = _pieces(members)
-    if sum(len(_runs(p)) if isinstance(p, list) else 1 for p in pieces) <= _MAX_PIECES:
+    if sum(len(_runs(p.entries)) if p.entries else 1 for p in pieces) <= _MAX_PIECES:
         parts = []
         for p in pieces:
-            if isinstance(p, list):  # single members: entries of x
-                parts.append(take(x, p, axis))
-            elif isinstance(p, int):  # p empty members: zeros
+            if p.entries:
+                parts.append(take(x, p.entries, axis))
+            elif p.zeros:
                 shape = list(x.shape)
-                shape[axis] = p
+                shape[axis] = p.zeros
                 parts.append(jnp.zeros(shape, x.dtype))
-            else:  # one member of several entries: their sum
-                terms = [jax.lax.slice_in_dim(x, j, j + 1, axis=axis) for j in p]
+            else:
+                terms = [jax.lax.slice_in_dim(x, j, j + 1, axis=axis) for j in p.terms]
                 parts.append(sum(terms[1:], terms[0]))
         if not parts:
             return take(x, [], axis)
@@ -157,22 +168,19 @@ def gather_sum(x, members, axis=-2):
 
 
 def _pieces(members):
-    """``members`` grouped for `gather_sum`: a list (a stretch of single members, their
-    entries), an int (a stretch of that many empty members) or a tuple (one member of
-    several entries)."""
+    """``members`` as the `_Piece` stretches of `gather_sum`."""
     pieces = []
     for m in members:
-        m = [int(j) for j in m]
-        if not m:
-            if pieces and isinstance(pieces[-1], int):
-                pieces[-1] += 1
-            else:
-                pieces.append(1)
+        m = tuple(int(j) for j in m)
+        last = pieces[-1] if pieces else _Piece(terms=(0, 0))  # a piece nothing extends
+        if not m and last.zeros:
+            pieces[-1] = _Piece(zeros=last.zeros + 1)
+        elif not m:
+            pieces.append(_Piece(zeros=1))
+        elif len(m) == 1 and last.entries:
+            pieces[-1] = _Piece(entries=last.entries + m)
         elif len(m) == 1:
-            if pieces and isinstance(pieces[-1], list):
-                pieces[-1].append(m[0])
-            else:
-                pieces.append([m[0]])
+            pieces.append(_Piece(entries=m))
         else:
-            pieces.append(tuple(m))
+            pieces.append(_Piece(terms=m))
     return pieces
