@@ -23,6 +23,18 @@ from jaxbody.joints.simbody_kinds import Gimbal, gimbal_lock
 from jaxbody.math.cholesky import cholesky, cholesky_solve, spd_solve
 
 
+class DynamicsInputs(NamedTuple):
+    """What forward dynamics differentiates through besides the model: the arguments of
+    `generalized_accelerations`, in the order `accelerations_by` and `velocity_residual`
+    take them."""
+
+    context: object
+    actuation: object
+    applied_forces: object
+    applied_generalized_force: object
+    applied_spatial_force: object
+
+
 def _batch_minor_eligible(model, applied_spatial_force):
     """Whether ABA's inputs need no kinematics outside the batch-minor kernel."""
     return (not model.elements and not applied_spatial_force
@@ -124,20 +136,22 @@ def generalized_accelerations(model, context, actuation=None, applied_forces=Non
     if method not in ("aba", "crba"):
         raise ValueError(f"forward dynamics method must be 'aba' or 'crba', got {method!r}")
     actuation = act.explicit_pd_actuation(model, context, actuation, desired_state, what)
-    inputs = (context, actuation, applied_forces, applied_generalized_force,
-              applied_spatial_force)
+    inputs = DynamicsInputs(context, actuation, applied_forces, applied_generalized_force,
+                            applied_spatial_force)
     state = StatePart(
         context.q, context.v,
         lambda a, vdot: velocity_residual(model, *a, vdot, freeze_state=True),
-        lambda a, vdot: dyn.inverse_dynamics_state_jacobians(model, a[0], vdot, True, a[2]))
+        lambda a, vdot: dyn.inverse_dynamics_state_jacobians(model, a.context, vdot, True,
+                                                             a.applied_forces))
     state = state if dyn.analytic_state_derivatives(model) else None
     fused = None
     if method == "aba" and _batch_minor_eligible(model, applied_spatial_force):
-        fused = lambda a: _batch_minor_derivatives(model, *a[:4])  # noqa: E731
+        fused = lambda a: _batch_minor_derivatives(  # noqa: E731
+            model, a.context, a.actuation, a.applied_forces, a.applied_generalized_force)
     vdot = implicit_forward_dynamics(
         lambda a: accelerations_by(model, *a, method=method),
         lambda a, vdot: velocity_residual(model, *a, vdot),
-        lambda a: dyn.mass_matrix_inverse(model, a[0]),
+        lambda a: dyn.mass_matrix_inverse(model, a.context),
         inputs, state,
         factored_solve=(lambda a: _crba_factored(model, *a)) if method == "crba" else None,
         fused=fused)
