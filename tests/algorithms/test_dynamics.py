@@ -243,6 +243,8 @@ def test_forces_without_body_forces_are_known_zero(tree):
     assert lazy.body_forces_if_any() is None and lazy.num_bodies() == plant.num_bodies()
     np.testing.assert_array_equal(lazy.body_forces(), explicit.body_forces())
     assert (lazy + lazy).body_forces_if_any() is None
+    with pytest.raises(ValueError, match="num_bodies"):  # no plant and no size for them
+        jb.MultibodyForces(None, tau)
     assert jax.tree_util.tree_map(lambda x: x, lazy).body_forces_if_any() is None
     body = plant.get_body(jb.BodyIndex(1))
     pushed = lazy.AddInForceInWorld(body, jnp.arange(6.0))
